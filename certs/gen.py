@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""Generate every certificate the lab serves or trusts, from certs/pki.toml.
+
+    /usr/bin/python3 certs/gen.py --out build/certs/out
+
+Writes NAME.pem (the certificate, then its issuers up to but not including the
+self-signed root: the chain a server sends), NAME.key (its private key, PEM), one
+file per [[bundle]], and manifest.json (every row of pki.toml with its files, the
+tool that made it and the reason it exists). Keys are random; names, serials,
+dates and extensions are fixed by pki.toml, so the structure is the same on every
+run. The folder is emptied of .pem/.key files first, so nothing stale survives.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+from pki import Issued, PkiError, bundle_pem, make_cert
+
+HERE = Path(__file__).resolve().parent
+
+
+def load_spec(path: Path) -> dict:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise PkiError(f"{path}: {e}") from e
+
+
+def write_cert(out: Path, made: Issued) -> list[str]:
+    chain = out / f"{made.name}.pem"
+    chain.write_bytes(made.chain_pem())
+    files = [chain.name]
+    if made.key_pem:
+        key = out / f"{made.name}.key"
+        key.write_bytes(made.key_pem)
+        key.chmod(0o600)
+        files.append(key.name)
+    return files
+
+
+def generate(spec_path: Path, out: Path) -> dict:
+    spec = load_spec(spec_path)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in [*out.glob("*.pem"), *out.glob("*.key")]:
+        stale.unlink()
+    registry: dict[str, Issued] = {}
+    manifest: dict = {"generator": "certs/gen.py", "spec": "certs/pki.toml",
+                      "spec_sha256": hashlib.sha256(spec_path.read_bytes()).hexdigest(),
+                      "certs": {}, "bundles": {}}
+    for row in spec.get("cert", []):
+        made = make_cert(row, registry, spec.get("defaults", {}), out)
+        registry[made.name] = made
+        manifest["certs"][made.name] = {**made.describe(), "files": write_cert(out, made)}
+    for row in spec.get("bundle", []):
+        name = row["name"]
+        (out / f"{name}.pem").write_bytes(bundle_pem(row, registry))
+        manifest["bundles"][name] = {"files": [f"{name}.pem"], "certs": row["certs"], "what": row["what"]}
+    manifest["files"] = sorted(f for entry in [*manifest["certs"].values(), *manifest["bundles"].values()]
+                               for f in entry["files"])
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return manifest
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, type=Path, help="output folder (under the build tree)")
+    p.add_argument("--spec", default=HERE / "pki.toml", type=Path, help="certificate table (default certs/pki.toml)")
+    args = p.parse_args()
+    try:
+        manifest = generate(args.spec, args.out)
+    except PkiError as e:
+        print(f"gen.py: {e}", file=sys.stderr)
+        return 2
+    print(f"gen.py: {len(manifest['certs'])} certificates, {len(manifest['bundles'])} bundles in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

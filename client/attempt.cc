@@ -1,0 +1,379 @@
+#include "attempt.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "deadline_queue.h"
+
+namespace tlsnb {
+
+void Descriptor::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+void Shared::fd_opened() {
+  if (++open_fds > peak_fds) peak_fds = open_fds;
+}
+
+void Shared::fd_closed() { --open_fds; }
+
+Attempt::Attempt(uint64_t conn, Shared& shared)
+    : conn_(conn), shared_(shared), started_ms_(monotonic_ms_precise()) {}
+
+Attempt::~Attempt() {
+  if (fd_.get() >= 0) shared_.fd_closed();
+}
+
+double Attempt::elapsed_ms() const { return (done() ? ended_ms_ : monotonic_ms_precise()) - started_ms_; }
+
+Stage Attempt::running_stage() const {
+  switch (state_) {
+    case State::waiting:
+    case State::resolving: return Stage::lookup;
+    case State::connecting: return Stage::connect;
+    case State::handshake: return Stage::handshake;
+    case State::sending: return Stage::write;
+    case State::holding:
+    case State::reading: return Stage::read;
+    case State::shutdown:
+    case State::done: return Stage::ok;
+  }
+  return Stage::ok;
+}
+
+void Attempt::finish(Outcome outcome) {
+  if (done()) return;
+  outcome_ = std::move(outcome);
+  state_ = State::done;
+  ended_ms_ = monotonic_ms_precise();
+  // SSL (and its BIOs) first, then the descriptor; closing it also leaves the epoll set.
+  ssl_.reset();
+  transport_.reset();
+  if (fd_.get() >= 0) {
+    fd_.reset();
+    shared_.fd_closed();
+  }
+}
+
+Attempt::Step Attempt::fail(Outcome outcome) {
+  finish(std::move(outcome));
+  return Step::over;
+}
+
+bool Attempt::open_ssl() {
+  const Options& o = *shared_.options;
+  ssl_.reset(SSL_new(shared_.ctx));
+  if (!ssl_) return fail(setup_outcome(SetupFailure::ssl_new)), false;
+  transport_ = make_transport(o.transport);
+  if (!transport_->attach(ssl_.get(), fd_.get())) return fail(setup_outcome(SetupFailure::bio_new)), false;
+  SSL_set_connect_state(ssl_.get());
+  SSL_set_ex_data(ssl_.get(), verify_record_index(), &verify_);
+  if (o.verify) {
+    in_addr ip{};
+    bool is_ip = inet_pton(AF_INET, o.name.c_str(), &ip) == 1;
+    // gaps/no_set1_host: without this, any name the chain verifies for is accepted.
+    int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), o.name.c_str())
+                    : SSL_set1_host(ssl_.get(), o.name.c_str());
+    if (set != 1) return fail(setup_outcome(SetupFailure::set_host)), false;
+  }
+  in_addr literal{};
+  // gaps/no_sni: no SNI unless asked; never for an IP literal (RFC 6066).
+  if (inet_pton(AF_INET, o.name.c_str(), &literal) != 1 &&
+      SSL_set_tlsext_host_name(ssl_.get(), o.name.c_str()) != 1)
+    return fail(setup_outcome(SetupFailure::sni)), false;
+  if (o.resume) {
+    SSL_set_ex_data(ssl_.get(), session_key_index(), &shared_.session_key);
+    if (SSL_SESSION* session = shared_.sessions->take(shared_.session_key)) {
+      int set = SSL_set_session(ssl_.get(), session);
+      SSL_SESSION_free(session);  // the SSL holds its own reference now
+      if (set != 1) return fail(setup_outcome(SetupFailure::session)), false;
+    }
+  }
+  return true;
+}
+
+void Attempt::dial(uint32_t addr, int slot) {
+  try {
+    dial_to(addr, slot);
+  } catch (const std::bad_alloc&) {
+    finish(setup_outcome(SetupFailure::out_of_memory));
+  }
+}
+
+void Attempt::dial_to(uint32_t addr, int slot) {
+  slot_ = slot;
+  state_ = State::connecting;
+  in_addr in{htonl(addr)};
+  char text[INET_ADDRSTRLEN];
+  inet_ntop(AF_INET, &in, text, sizeof text);
+  addr_text_ = std::string(text) + ":" + std::to_string(shared_.options->port);
+
+  ERR_clear_error();
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+  if (fd < 0) {
+    Outcome o = setup_outcome(SetupFailure::socket);
+    o.text += std::string(": ") + std::strerror(errno);
+    finish(std::move(o));
+    return;
+  }
+  fd_.reset(fd);
+  shared_.fd_opened();
+  if (!open_ssl()) return;
+
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(shared_.options->port);
+  sa.sin_addr = in;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
+    finish(errno_outcome(Stage::connect, errno));
+    return;
+  }
+  watch(EPOLLOUT);
+}
+
+void Attempt::watch(uint32_t events) {
+  if (done() || (registered_ && events == watching_)) return;
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = static_cast<Watcher*>(this);
+  int op = registered_ ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if (epoll_ctl(shared_.epoll_fd, op, fd_.get(), &ev) != 0) {
+    finish(setup_outcome(SetupFailure::epoll));
+    return;
+  }
+  registered_ = true;
+  watching_ = events;
+}
+
+void Attempt::on_event(uint32_t events) {
+  if (done()) return;  // a stale event from the same epoll batch
+  events_ = events;
+  try {
+    for (;;) {
+      Step step = advance_once();
+      if (step == Step::again) continue;
+      if (step == Step::wait) watch(transport_->interest(want_));
+      return;
+    }
+  } catch (const std::bad_alloc&) {  // errors are values: no exception crosses the loop
+    finish(setup_outcome(SetupFailure::out_of_memory));
+  }
+}
+
+void Attempt::on_deadline() {
+  if (done()) return;
+  Stage stage = running_stage();
+  if (stage == Stage::ok) {  // the response is complete; only the close_notify was still in flight
+    finish(make_outcome(Stage::ok, 0, "ok (close_notify not flushed before the deadline)"));
+    return;
+  }
+  finish(make_outcome(Stage::deadline, static_cast<long>(stage),
+                      std::string("deadline during ") + stage_name(stage)));
+}
+
+void Attempt::on_hold_over() {
+  if (done()) return;
+  hold_over_ = true;
+  if (state_ == State::holding) on_event(0);
+}
+
+Attempt::Step Attempt::advance_once() {
+  switch (state_) {
+    case State::connecting: return step_connect();
+    case State::handshake: return step_handshake();
+    case State::holding: return step_hold();
+    case State::sending: return step_send();
+    case State::reading: return step_read();
+    case State::shutdown: return step_shutdown();
+    default: return Step::over;
+  }
+}
+
+Attempt::Step Attempt::step_connect() {
+  if (!(events_ & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return Step::wait;
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  if (err != 0) return fail(errno_outcome(Stage::connect, err));
+  state_ = State::handshake;
+  return Step::again;
+}
+
+Attempt::Step Attempt::step_handshake() {
+  ERR_clear_error();  // gaps/stale_error_queue: one thread serves every connection
+  bool complete = false;
+  Step step = after_ssl(SSL_do_handshake(ssl_.get()), Stage::handshake, &complete);
+  if (!complete) return step;
+  handshake_done();
+  return next_after_handshake();
+}
+
+void Attempt::handshake_done() {
+  resumed_ = SSL_session_reused(ssl_.get()) == 1;
+  tls_version_ = SSL_get_version(ssl_.get());
+  if (const SSL_CIPHER* c = SSL_get_current_cipher(ssl_.get())) cipher_ = SSL_CIPHER_get_name(c);
+}
+
+Attempt::Step Attempt::next_after_handshake() {
+  const Options& o = *shared_.options;
+  if (o.hold_ms > 0 && !hold_over_) {
+    state_ = State::holding;
+    return Step::again;
+  }
+  state_ = o.requests > 0 ? State::sending : State::shutdown;
+  return Step::again;
+}
+
+// Holding: read (and drop) what arrives, such as TLS 1.3 session tickets, until the hold is over.
+Attempt::Step Attempt::step_hold() {
+  if (hold_over_) {
+    state_ = shared_.options->requests > 0 ? State::sending : State::shutdown;
+    return Step::again;
+  }
+  uint8_t buf[4096];
+  ERR_clear_error();
+  bool got = false;
+  return after_ssl(SSL_read(ssl_.get(), buf, sizeof buf), Stage::read, &got);
+}
+
+Attempt::Step Attempt::step_send() {
+  if (transport_->pending_output()) {  // let the kernel take the last record before making more
+    Io io = transport_->flush();
+    if (io.kind == Io::error) return fail(errno_outcome(Stage::write, io.err));
+    if (io.kind == Io::blocked) return Step::wait;
+  }
+  const std::string& request = shared_.request;
+  ERR_clear_error();
+  int n = SSL_write(ssl_.get(), request.data() + sent_, static_cast<int>(request.size() - sent_));
+  bool wrote = false;
+  Step step = after_ssl(n, Stage::write, &wrote);
+  if (!wrote) return step;
+  sent_ += static_cast<size_t>(n);  // partial write mode: n may be one record of many
+  if (sent_ == request.size()) {
+    sent_ = 0;
+    response_.reset();
+    state_ = State::reading;
+  }
+  return Step::again;
+}
+
+Attempt::Step Attempt::step_read() {
+  if (transport_->pending_output()) {
+    Io io = transport_->flush();
+    if (io.kind == Io::error) return fail(errno_outcome(Stage::read, io.err));
+  }
+  uint8_t buf[16384];
+  ERR_clear_error();
+  int n = SSL_read(ssl_.get(), buf, sizeof buf);
+  bool got = false;
+  Step step = after_ssl(n, Stage::read, &got);
+  if (!got) return step;
+  response_.feed(buf, static_cast<size_t>(n));
+  switch (response_.state()) {
+    case HttpResponse::State::chunked:
+      return fail(make_outcome(Stage::read, details::http_chunked, response_.error()));
+    case HttpResponse::State::malformed:
+      return fail(make_outcome(Stage::read, details::http_malformed, response_.error()));
+    case HttpResponse::State::complete:
+      http_status_ = response_.status();
+      ++requests_done_;
+      state_ = requests_done_ < shared_.options->requests ? State::sending : State::shutdown;
+      return Step::again;
+    default:
+      return Step::again;
+  }
+}
+
+// close_notify, best effort: sent and flushed, the peer's is not awaited (gaps/trantor_shutdown).
+Attempt::Step Attempt::step_shutdown() {
+  if (!transport_->pending_output()) {
+    ERR_clear_error();
+    int r = SSL_shutdown(ssl_.get());
+    if (r < 0) {
+      int err = SSL_get_error(ssl_.get(), r);
+      if (err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_WANT_READ) {
+        want_ = err;
+        return Step::wait;
+      }
+      return fail(make_outcome(Stage::ok, 0, "ok"));  // the peer is gone; the response was complete
+    }
+  }
+  Io io = transport_->flush();
+  if (io.kind == Io::blocked) {
+    want_ = 0;
+    return Step::wait;
+  }
+  return fail(make_outcome(Stage::ok, 0, "ok"));
+}
+
+Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
+  *done_out = false;
+  int call_errno = errno;  // the socket BIO's errno, before flush() can change it
+  Io out = transport_->flush();
+  if (out.kind == Io::error) {
+    if (stage == Stage::handshake)
+      return fail(make_outcome(Stage::handshake, details::peer_closed,
+                               std::string("peer closed the connection without an alert (") +
+                                   std::strerror(out.err) + ")"));
+    return fail(errno_outcome(stage, out.err));
+  }
+  if (result > 0) {
+    *done_out = true;
+    return Step::again;
+  }
+  int err = SSL_get_error(ssl_.get(), result);
+  if (err == SSL_ERROR_WANT_READ) {
+    want_ = err;
+    Io in = transport_->fill();
+    if (in.kind == Io::progress) return Step::again;
+    if (in.kind == Io::blocked) return Step::wait;
+    if (in.kind == Io::eof)  // SSL still wants bytes after the end of the stream
+      return fail(make_outcome(stage == Stage::handshake ? Stage::handshake : stage, details::peer_closed,
+                               "peer closed the connection"));
+    if (stage == Stage::handshake)
+      return fail(make_outcome(Stage::handshake, details::peer_closed,
+                               std::string("peer closed the connection without an alert (") +
+                                   std::strerror(in.err) + ")"));
+    return fail(errno_outcome(stage, in.err));
+  }
+  if (err == SSL_ERROR_WANT_WRITE) {
+    want_ = err;
+    return Step::wait;
+  }
+  return fail_ssl(err, stage, call_errno);
+}
+
+Attempt::Step Attempt::fail_ssl(int ssl_error, Stage stage, int saved_errno) {
+  if (ssl_error == SSL_ERROR_ZERO_RETURN) {  // close_notify before we were done
+    return fail(make_outcome(stage, details::early_close_notify, "peer sent close_notify before the end"));
+  }
+  if (stage == Stage::handshake && verify_.error != 0) {
+    Outcome o = make_outcome(Stage::handshake, verify_.error, X509_verify_cert_error_string(verify_.error));
+    o.verify_depth = verify_.depth;
+    return fail(std::move(o));
+  }
+  unsigned long code = ERR_peek_error();
+  bool eof = ssl_error == SSL_ERROR_SYSCALL && code == 0 &&
+             (saved_errno == 0 || saved_errno == ECONNRESET || saved_errno == EPIPE || stage == Stage::handshake);
+  bool unexpected_eof = ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+  if (stage == Stage::handshake && (eof || unexpected_eof))
+    return fail(make_outcome(Stage::handshake, details::peer_closed,
+                             std::string("peer closed the connection without an alert") +
+                                 (saved_errno ? std::string(" (") + std::strerror(saved_errno) + ")" : "")));
+  if (unexpected_eof || (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0))
+    return fail(make_outcome(stage, details::peer_closed, "peer closed the connection without close_notify"));
+  if (ssl_error == SSL_ERROR_SYSCALL && code == 0) return fail(errno_outcome(stage, saved_errno));
+  return fail(openssl_outcome(stage));
+}
+
+}  // namespace tlsnb

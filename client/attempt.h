@@ -1,0 +1,133 @@
+// One attempt: connecting -> handshake -> (holding) -> sending <-> reading -> shutdown -> done,
+// advanced by readiness, never blocking. Every path ends in one Outcome and frees its
+// SSL, BIOs and descriptor (RAII: SslPtr, Descriptor).
+#pragma once
+
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "http_response.h"
+#include "options.h"
+#include "outcome.h"
+#include "session_cache.h"
+#include "tls_context.h"
+#include "transport.h"
+#include "watcher.h"
+
+namespace tlsnb {
+
+struct SslFree {
+  void operator()(SSL* ssl) const { SSL_free(ssl); }
+};
+using SslPtr = std::unique_ptr<SSL, SslFree>;
+
+// A descriptor closed exactly once.
+class Descriptor {
+ public:
+  Descriptor() = default;
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() { reset(); }
+  int get() const { return fd_; }
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// What every attempt shares: read-only during the run, except the session cache and fd count.
+struct Shared {
+  const Options* options = nullptr;
+  SSL_CTX* ctx = nullptr;
+  SessionCache* sessions = nullptr;
+  std::string session_key;   // (name, port, trust) for this run
+  std::string request;       // one whole HTTP request (headers and body), sent K times
+  int epoll_fd = -1;
+  long open_fds = 0;         // descriptors this process holds for attempts and lookups
+  long peak_fds = 0;
+  void fd_opened();
+  void fd_closed();
+};
+
+class Attempt final : public Watcher {
+ public:
+  enum class State { waiting, resolving, connecting, handshake, holding, sending, reading, shutdown, done };
+
+  Attempt(uint64_t conn, Shared& shared);
+  ~Attempt() override;
+
+  // Opens the socket and the SSL for `addr` (host order) and starts the TCP connect.
+  void dial(uint32_t addr, int slot);
+  void on_event(uint32_t events) override;
+  void on_deadline();
+  void on_hold_over();
+  // Ends the attempt before it dialled (lookup failed, address refused).
+  void finish(Outcome outcome);
+  void set_state(State state) { state_ = state; }
+
+  uint64_t conn() const { return conn_; }
+  int slot() const { return slot_; }
+  State state() const { return state_; }
+  bool done() const { return state_ == State::done; }
+  const Outcome& outcome() const { return outcome_; }
+  const std::string& addr() const { return addr_text_; }
+  double elapsed_ms() const;
+  bool resumed() const { return resumed_; }
+  const std::string& tls_version() const { return tls_version_; }
+  const std::string& cipher() const { return cipher_; }
+  int http_status() const { return http_status_; }
+  long requests_done() const { return requests_done_; }
+
+ private:
+  enum class Step { again, wait, over };
+
+  void dial_to(uint32_t addr, int slot);
+  Step advance_once();
+  Step step_connect();
+  Step step_handshake();
+  Step step_hold();
+  Step step_send();
+  Step step_read();
+  Step step_shutdown();
+  // What an SSL call's result means: done (> 0), again, wait, or over (outcome set).
+  Step after_ssl(int result, Stage stage, bool* done);
+  Step fail_ssl(int ssl_error, Stage stage, int saved_errno);
+  Step fail(Outcome outcome);
+  void handshake_done();
+  Step next_after_handshake();
+  bool open_ssl();
+  void watch(uint32_t events);
+  Stage running_stage() const;
+
+  uint64_t conn_;
+  Shared& shared_;
+  State state_ = State::waiting;
+  int slot_ = -1;
+  double started_ms_;
+  double ended_ms_ = 0;
+  Descriptor fd_;
+  SslPtr ssl_;
+  std::unique_ptr<Transport> transport_;
+  VerifyRecord verify_;
+  uint32_t watching_ = 0;
+  bool registered_ = false;
+  uint32_t events_ = 0;
+  int want_ = 0;
+  bool hold_over_ = false;
+  size_t sent_ = 0;
+  long requests_done_ = 0;
+  HttpResponse response_;
+  int http_status_ = 0;
+  bool resumed_ = false;
+  std::string tls_version_;
+  std::string cipher_;
+  std::string addr_text_;
+  Outcome outcome_;
+};
+
+}  // namespace tlsnb

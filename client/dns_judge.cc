@@ -1,0 +1,69 @@
+#include "dns_judge.h"
+
+#include <arpa/inet.h>
+
+namespace dns {
+
+namespace {
+
+struct SpecialRange {
+  uint32_t base;  // host order
+  int prefix;     // 1 to 32
+  const char* name;
+};
+
+constexpr uint32_t v4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return a << 24 | b << 16 | c << 8 | d; }
+
+// IANA IPv4 special-purpose registry (RFC 6890 and successors), plus multicast.
+// fuzz/judge_oracle.py checks this table against Python's ipaddress module.
+constexpr SpecialRange kSpecialRanges[] = {
+    {v4(0, 0, 0, 0), 8, "0.0.0.0/8 this network"},
+    {v4(10, 0, 0, 0), 8, "10.0.0.0/8 private"},
+    {v4(100, 64, 0, 0), 10, "100.64.0.0/10 shared address space"},
+    {v4(127, 0, 0, 0), 8, "127.0.0.0/8 loopback"},
+    {v4(169, 254, 0, 0), 16, "169.254.0.0/16 link-local"},
+    {v4(172, 16, 0, 0), 12, "172.16.0.0/12 private"},
+    {v4(192, 0, 0, 0), 24, "192.0.0.0/24 IETF protocol assignments"},
+    {v4(192, 0, 2, 0), 24, "192.0.2.0/24 documentation"},
+    {v4(192, 31, 196, 0), 24, "192.31.196.0/24 AS112-v4"},
+    {v4(192, 52, 193, 0), 24, "192.52.193.0/24 AMT"},
+    {v4(192, 88, 99, 0), 24, "192.88.99.0/24 deprecated 6to4 relay anycast"},
+    {v4(192, 168, 0, 0), 16, "192.168.0.0/16 private"},
+    {v4(192, 175, 48, 0), 24, "192.175.48.0/24 direct delegation AS112"},
+    {v4(198, 18, 0, 0), 15, "198.18.0.0/15 benchmarking"},
+    {v4(198, 51, 100, 0), 24, "198.51.100.0/24 documentation"},
+    {v4(203, 0, 113, 0), 24, "203.0.113.0/24 documentation"},
+    {v4(224, 0, 0, 0), 4, "224.0.0.0/4 multicast"},
+    {v4(240, 0, 0, 0), 4, "240.0.0.0/4 reserved"},
+    {v4(255, 255, 255, 255), 32, "255.255.255.255/32 limited broadcast"},
+};
+
+constexpr uint32_t mask_of(int prefix) { return prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix); }
+
+}  // namespace
+
+const char* special_range(uint32_t host_order_addr) {
+  for (const SpecialRange& range : kSpecialRanges) {
+    if ((host_order_addr & mask_of(range.prefix)) == range.base) return range.name;
+  }
+  return nullptr;
+}
+
+bool is_special(uint32_t host_order_addr) { return special_range(host_order_addr) != nullptr; }
+
+Pin pin_choose(const std::vector<in_addr>& addrs, bool allow_private) {
+  Pin pin;
+  if (addrs.empty()) return pin;
+  if (!allow_private) {
+    for (size_t i = 0; i < addrs.size(); ++i) {
+      if (is_special(ntohl(addrs[i].s_addr))) {
+        pin.refused = static_cast<int>(i);
+        return pin;
+      }
+    }
+  }
+  pin.chosen = 0;
+  return pin;
+}
+
+}  // namespace dns

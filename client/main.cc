@@ -1,0 +1,106 @@
+// tlsnb: the reference non-blocking TLS client's command line (DESIGN.md contract).
+#include <openssl/err.h>
+
+#include <csignal>
+#include <cstdio>
+#include <new>
+
+#include "loop.h"
+#include "options.h"
+#include "report.h"
+#include "session_cache.h"
+#include "tls_context.h"
+
+namespace tlsnb {
+namespace {
+
+constexpr int exit_usage = 2;
+
+// A body of the seeded pattern: byte i is (i * 131 + seed) % 251 (servers verify it).
+std::string make_request(const Options& o) {
+  std::string req = (o.body > 0 ? "POST" : "GET");
+  req += " / HTTP/1.1\r\nHost: " + o.name + "\r\nConnection: keep-alive\r\n";
+  if (o.body > 0) {
+    req += "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(o.body) + "\r\n";
+  }
+  req += "\r\n";
+  size_t head = req.size();
+  req.resize(head + static_cast<size_t>(o.body));
+  for (long i = 0; i < o.body; ++i)
+    req[head + static_cast<size_t>(i)] = static_cast<char>((static_cast<uint64_t>(i) * 131 + o.seed) % 251);
+  return req;
+}
+
+// The whole context could not be made for want of a resource: every attempt is a setup outcome.
+int report_setup_failure(const Options& o, Report& report, const std::string& why) {
+  std::fprintf(stderr, "tlsnb: %s\n", why.c_str());
+  Shared shared;
+  shared.options = &o;
+  RunStats stats;
+  for (long i = 0; i < o.count; ++i) {
+    Attempt attempt(static_cast<uint64_t>(i), shared);
+    attempt.finish(setup_outcome(SetupFailure::context));
+    report.attempt(attempt);
+    ++stats.count;
+    ++stats.failed;
+  }
+  report.summary(stats, read_process_figures());
+  return 1;
+}
+
+int run(const std::vector<std::string>& args) {
+  ParseResult parsed = parse_options(args);
+  if (parsed.help) {
+    std::fputs(usage(), stdout);
+    return 0;
+  }
+  if (!parsed.options) {
+    std::fprintf(stderr, "tlsnb: %s\n", parsed.error.c_str());
+    return exit_usage;
+  }
+  const Options& o = *parsed.options;
+  if (o.sigpipe_ignore) std::signal(SIGPIPE, SIG_IGN);
+
+  Report report(o.json);
+  SessionCache sessions;
+  ContextResult made = make_context(o, o.resume ? &sessions : nullptr);
+  if (!made.ctx) {
+    if (made.config_error) {
+      std::fprintf(stderr, "tlsnb: %s\n", made.error.c_str());
+      return exit_usage;
+    }
+    return report_setup_failure(o, report, made.error);
+  }
+
+  Shared shared;
+  shared.options = &o;
+  shared.ctx = made.ctx.get();
+  shared.sessions = &sessions;
+  shared.session_key = SessionCache::key(o.name, o.port, trust_fingerprint(o));
+  shared.request = make_request(o);
+
+  Loop loop(o, shared, [&report](const Attempt& a) { report.attempt(a); });
+  RunStats stats;
+  std::string error;
+  if (!loop.run(&stats, &error)) {
+    std::fprintf(stderr, "tlsnb: %s\n", error.c_str());
+    return exit_usage;
+  }
+  report.summary(stats, read_process_figures());
+  std::fflush(stdout);
+  return stats.failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace tlsnb
+
+int main(int argc, char** argv) {
+  try {
+    return tlsnb::run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::bad_alloc&) {
+    std::fputs("tlsnb: out of memory before any attempt could start\n", stderr);
+    std::puts("{\"type\":\"attempt\",\"conn\":0,\"slot\":-1,\"stage\":\"setup\",\"stage_code\":5,\"detail\":8,"
+              "\"detail_text\":\"out of memory\"}");
+    return 1;
+  }
+}

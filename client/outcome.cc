@@ -1,0 +1,61 @@
+#include "outcome.h"
+
+#include <openssl/err.h>
+
+#include <cstring>
+
+namespace tlsnb {
+
+const char* stage_name(Stage stage) {
+  switch (stage) {
+    case Stage::ok: return "ok";
+    case Stage::connect: return "connect";
+    case Stage::handshake: return "handshake";
+    case Stage::write: return "write";
+    case Stage::read: return "read";
+    case Stage::setup: return "setup";
+    case Stage::lookup: return "lookup";
+    case Stage::refused: return "refused";
+    case Stage::deadline: return "deadline";
+  }
+  return "unknown";
+}
+
+std::string Outcome::key() const {
+  return std::string(stage_name(stage)) + "/" + std::to_string(detail);
+}
+
+Outcome make_outcome(Stage stage, long detail, std::string text) {
+  Outcome o;
+  o.stage = stage;
+  o.detail = detail;
+  o.text = std::move(text);
+  return o;
+}
+
+Outcome errno_outcome(Stage stage, int err) {
+  return make_outcome(stage, err, std::strerror(err));
+}
+
+Outcome setup_outcome(SetupFailure what) {
+  static const char* const names[] = {"", "SSL_new failed", "BIO_new failed", "socket() failed",
+                                      "SSL_set_fd failed", "SSL_set1_host failed", "SNI could not be set",
+                                      "epoll_ctl failed", "out of memory", "SSL_CTX could not be made",
+                                      "session could not be set"};
+  auto index = static_cast<long>(what);
+  return make_outcome(Stage::setup, index, names[index]);
+}
+
+std::string openssl_reason(unsigned long code) {
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof buf);
+  return buf;
+}
+
+Outcome openssl_outcome(Stage stage) {
+  unsigned long code = ERR_peek_error();
+  if (code == 0) return make_outcome(stage, details::peer_closed, "peer closed the connection without an alert");
+  return make_outcome(stage, static_cast<long>(code), openssl_reason(code));
+}
+
+}  // namespace tlsnb

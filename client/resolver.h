@@ -1,0 +1,59 @@
+// Name lookups on the client's own epoll loop: DNS over TCP (or UDP, retried over TCP
+// when truncated) to one server, in a fixed number of slots, each with its own deadline.
+// getaddrinfo is never called: it would stop the loop (gaps/getaddrinfo_blocks).
+#pragma once
+
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attempt.h"
+#include "watcher.h"
+
+namespace tlsnb {
+
+struct Lookup {
+  uint64_t conn = 0;
+  int code = 0;                 // 0, or a negative dns::Error
+  std::vector<in_addr> addrs;   // network order, answer order
+};
+
+class Resolver {
+ public:
+  static constexpr int slots = 16;
+  Resolver(Shared& shared, const Options& options);
+  ~Resolver();
+  Resolver(const Resolver&) = delete;
+  Resolver& operator=(const Resolver&) = delete;
+
+  bool has_free_slot() const;
+  size_t busy() const;
+  // Starts a lookup of options.target for `conn`; the result arrives in take_done().
+  void start(uint64_t conn, int64_t deadline_ms);
+  // Abandons conn's lookup (its attempt hit its deadline).
+  void cancel(uint64_t conn);
+  // Lookups that ended since the last call.
+  std::vector<Lookup> take_done();
+  long queries_sent() const { return queries_; }
+
+  class Query;
+
+ private:
+  friend class Query;
+  void complete(Query* query, int code, std::vector<in_addr> addrs);
+
+  Shared& shared_;
+  const Options& options_;
+  sockaddr_in server_{};
+  std::vector<std::unique_ptr<Query>> slots_;
+  std::vector<Lookup> done_;
+  std::vector<std::unique_ptr<Query>> retired_;  // freed after the epoll batch
+  uint16_t next_id_;
+  long queries_ = 0;
+};
+
+}  // namespace tlsnb

@@ -1,0 +1,41 @@
+// The deadline structure: earliest first, only what is due, a timeout for epoll.
+#include <gtest/gtest.h>
+
+#include "deadline_queue.h"
+
+using tlsnb::DeadlineQueue;
+
+TEST(DeadlineQueue, EmptyMeansWaitForever) {
+  DeadlineQueue q;
+  EXPECT_EQ(q.timeout_ms(1000), -1);
+  EXPECT_TRUE(q.take_expired(1000).empty());
+}
+
+TEST(DeadlineQueue, TimeoutIsTheEarliestTimer) {
+  DeadlineQueue q;
+  q.arm(1500, 1, 0);
+  q.arm(1200, 2, 0);
+  q.arm(1900, 3, 0);
+  EXPECT_EQ(q.timeout_ms(1000), 200);
+  EXPECT_EQ(q.timeout_ms(1200), 0);
+  EXPECT_EQ(q.timeout_ms(5000), 0);
+}
+
+TEST(DeadlineQueue, OnlyDueTimersAreTakenEarliestFirst) {
+  DeadlineQueue q;
+  for (uint64_t i = 0; i < 100; ++i) q.arm(static_cast<int64_t>(1000 + (i * 37) % 100), i, i);
+  auto due = q.take_expired(1049);
+  ASSERT_EQ(due.size(), 50u);
+  for (size_t i = 1; i < due.size(); ++i) EXPECT_LE(due[i - 1].when_ms, due[i].when_ms);
+  EXPECT_EQ(q.size(), 50u);
+  EXPECT_EQ(q.timeout_ms(1049), 1);
+}
+
+TEST(DeadlineQueue, GenerationTravelsWithTheTimer) {
+  DeadlineQueue q;
+  q.arm(10, 7, 42);
+  auto due = q.take_expired(10);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].token, 7u);
+  EXPECT_EQ(due[0].generation, 42u);
+}

@@ -1,0 +1,83 @@
+// Option parsing: the contract's flags, and one clear line for every bad input.
+#include <gtest/gtest.h>
+
+#include "options.h"
+
+using tlsnb::parse_options;
+
+namespace {
+
+std::string error_of(std::vector<std::string> args) { return parse_options(args).error; }
+
+}  // namespace
+
+TEST(Options, DefaultsFollowTheContract) {
+  auto r = parse_options({"127.0.0.1:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "127.0.0.1");
+  EXPECT_EQ(r.options->port, 443);
+  EXPECT_EQ(r.options->count, 1);
+  EXPECT_EQ(r.options->parallel, 64);
+  EXPECT_EQ(r.options->requests, 1);
+  EXPECT_EQ(r.options->deadline_ms, 2000);
+  EXPECT_TRUE(r.options->verify);
+  EXPECT_EQ(r.options->transport, tlsnb::TransportKind::bio);
+  EXPECT_FALSE(r.options->sigpipe_ignore);
+}
+
+TEST(Options, EveryFlagIsParsed) {
+  auto r = parse_options({"--name", "hooks.test", "--connect", "127.0.0.2", "--allow-private", "--cafile", "ca.pem",
+                          "--system-trust", "--no-verify", "--partial-chain", "--verify-depth", "3", "--tls-max", "1.2",
+                          "--transport", "fd", "--sigpipe", "ignore", "--count", "10", "--parallel", "1024",
+                          "--requests", "3", "--body", "60000", "--deadline-ms", "500", "--resume", "--hold-ms", "300",
+                          "--json", "--seed", "7", "hooks.test:8443"});
+  ASSERT_TRUE(r.options) << r.error;
+  const auto& o = *r.options;
+  EXPECT_EQ(o.name, "hooks.test");
+  EXPECT_EQ(o.dial_literal(), "127.0.0.2");
+  EXPECT_TRUE(o.allow_private && o.system_trust && !o.verify && o.partial_chain && o.resume && o.json);
+  EXPECT_EQ(o.verify_depth, 3);
+  EXPECT_EQ(o.transport, tlsnb::TransportKind::fd);
+  EXPECT_TRUE(o.sigpipe_ignore);
+  EXPECT_EQ(o.count, 10);
+  EXPECT_EQ(o.parallel, 1024);
+  EXPECT_EQ(o.requests, 3);
+  EXPECT_EQ(o.body, 60000);
+  EXPECT_EQ(o.deadline_ms, 500);
+  EXPECT_EQ(o.hold_ms, 300);
+  EXPECT_EQ(o.seed, 7u);
+}
+
+TEST(Options, InlineValuesAreAccepted) {
+  auto r = parse_options({"--count=5", "--transport=fd", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->count, 5);
+}
+
+TEST(Options, BadInputIsOneLineNamingTheProblem) {
+  EXPECT_EQ(error_of({"--bogus", "127.0.0.1:1"}), "unknown flag '--bogus' (see --help)");
+  EXPECT_EQ(error_of({"127.0.0.1:1", "--count"}), "--count: missing value");
+  EXPECT_EQ(error_of({"--parallel", "0", "127.0.0.1:1"}), "--parallel: expects an integer in 1..65536, got '0'");
+  EXPECT_EQ(error_of({"127.0.0.1:0"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '127.0.0.1:0'");
+  EXPECT_EQ(error_of({"127.0.0.1:65536"}),
+            "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '127.0.0.1:65536'");
+  EXPECT_EQ(error_of({}), "missing TARGET:PORT");
+  EXPECT_EQ(error_of({"--transport", "tcp", "127.0.0.1:1"}), "--transport: expects bio or fd, got 'tcp'");
+  EXPECT_EQ(error_of({"--json=1", "127.0.0.1:1"}), "--json: takes no value");
+  EXPECT_EQ(error_of({"--count", "12x", "127.0.0.1:1"}), "--count: expects an integer in 1..100000000, got '12x'");
+  EXPECT_EQ(error_of({"--ns", "1.2.3.4", "hooks.test:1"}), "--ns: expects IPv4:PORT, got '1.2.3.4'");
+}
+
+TEST(Options, ANameNeedsAnAddressOrAResolver) {
+  EXPECT_EQ(error_of({"hooks.test:443"}),
+            "TARGET 'hooks.test' is a name: give --connect IP or --ns IP:PORT (tlsnb never blocks in a resolver)");
+  EXPECT_EQ(error_of({"--connect", "127.0.0.1", "--ns", "127.0.0.1:53", "hooks.test:443"}),
+            "--connect and --ns exclude each other");
+  EXPECT_TRUE(parse_options({"--ns", "127.0.0.1:5353", "hooks.test:443"}).options);
+}
+
+TEST(Options, HelpIsNotAnError) {
+  auto r = parse_options({"--help"});
+  EXPECT_TRUE(r.help);
+  EXPECT_FALSE(r.options);
+}

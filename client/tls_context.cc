@@ -1,0 +1,120 @@
+#include "tls_context.h"
+
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+namespace tlsnb {
+
+namespace {
+
+int verify_callback(int ok, X509_STORE_CTX* store) {
+  if (ok) return ok;
+  auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  if (ssl == nullptr) return ok;
+  auto* record = static_cast<VerifyRecord*>(SSL_get_ex_data(ssl, verify_record_index()));
+  if (record != nullptr && record->error == 0) {
+    record->error = X509_STORE_CTX_get_error(store);
+    record->depth = X509_STORE_CTX_get_error_depth(store);
+  }
+  return ok;
+}
+
+int cache_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+int on_new_session(SSL* ssl, SSL_SESSION* session) {
+  auto* cache = static_cast<SessionCache*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), cache_index()));
+  auto* key = static_cast<std::string*>(SSL_get_ex_data(ssl, session_key_index()));
+  if (cache == nullptr || key == nullptr) return 0;
+  cache->store(*key, session);
+  return 1;  // we keep the reference
+}
+
+// A readable, non-empty regular file; the reason otherwise.
+std::string check_file(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return "cannot read '" + path + "'";
+  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
+  if (st.st_size == 0) return "'" + path + "' is empty";
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return "cannot read '" + path + "'";
+  std::fclose(f);
+  return "";
+}
+
+bool queue_says_out_of_memory() {
+  for (unsigned long code; (code = ERR_get_error()) != 0;) {
+    if (ERR_GET_REASON(code) == ERR_R_MALLOC_FAILURE) return true;
+  }
+  return false;
+}
+
+ContextResult fail(std::string why, bool config_error) {
+  ContextResult result;
+  if (queue_says_out_of_memory()) config_error = false;
+  result.error = std::move(why);
+  result.config_error = config_error;
+  return result;
+}
+
+}  // namespace
+
+int verify_record_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+int session_key_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+std::string trust_fingerprint(const Options& o) {
+  return std::string(o.verify ? "verify" : "noverify") + "|" + o.cafile + "|" + (o.system_trust ? "sys" : "") + "|" +
+         (o.partial_chain ? "partial" : "") + "|" + std::to_string(o.verify_depth);
+}
+
+ContextResult make_context(const Options& o, SessionCache* cache) {
+  if (!o.cafile.empty()) {
+    if (std::string why = check_file(o.cafile); !why.empty()) return fail("--cafile: " + why, true);
+  }
+  ERR_clear_error();
+  SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
+  if (!ctx) return fail("SSL_CTX_new failed", false);
+  if (!SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION) ||
+      (o.tls_max != 0 && !SSL_CTX_set_max_proto_version(ctx.get(), o.tls_max)))
+    return fail("protocol bounds could not be set", false);
+  // gaps/partial_write_modes: one record at a time, and the buffer may move between retries.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                  SSL_MODE_RELEASE_BUFFERS);
+  if (o.verify) {
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
+    bool use_system = o.system_trust || o.cafile.empty();
+    if (!o.cafile.empty() && SSL_CTX_load_verify_file(ctx.get(), o.cafile.c_str()) != 1)
+      return fail("--cafile: no usable certificate in '" + o.cafile + "'", true);
+    if (use_system && SSL_CTX_set_default_verify_paths(ctx.get()) != 1)
+      return fail("the system trust store could not be loaded", true);
+    X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx.get());
+    // gaps/partial_wildcard: f*.example is not a wildcard we accept (the library would).
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (o.partial_chain) X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
+    if (o.verify_depth >= 0) X509_VERIFY_PARAM_set_depth(param, o.verify_depth);
+  } else {
+    SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
+  }
+  if (cache != nullptr) {
+    SSL_CTX_set_ex_data(ctx.get(), cache_index(), cache);
+    SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx.get(), on_new_session);
+  }
+  ContextResult result;
+  result.ctx = std::move(ctx);
+  return result;
+}
+
+}  // namespace tlsnb

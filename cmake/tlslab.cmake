@@ -1,0 +1,28 @@
+# Shared build conventions for every folder.
+
+# Warnings for the lab's own code.
+set(TLSLAB_WARNINGS -Wall -Wextra -Wshadow -Wno-unused-parameter)
+
+# ASan + UBSan, used for the unit tests and the fuzzers (DESIGN.md: Build and test).
+set(TLSLAB_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)
+set(TLSLAB_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)
+
+# Folders the gates read and write, all under the build tree (never in git).
+set(TLSLAB_CERTS_DIR ${CMAKE_BINARY_DIR}/certs/out)
+set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
+file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
+
+# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> COMMAND <cmd...>)
+# One gate = one CTest test. Python gates run with Debian's interpreter and find
+# servers/harness.py through PYTHONPATH.
+function(tlslab_gate)
+  cmake_parse_arguments(G "" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})
+  if(NOT G_TIMEOUT)
+    message(FATAL_ERROR "tlslab_gate(${G_NAME}): TIMEOUT is required")
+  endif()
+  add_test(NAME ${G_NAME} COMMAND ${G_COMMAND})
+  set_tests_properties(${G_NAME} PROPERTIES
+    LABELS "${G_LABELS}"
+    TIMEOUT ${G_TIMEOUT}
+    ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/servers;TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR}")
+endfunction()

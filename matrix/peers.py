@@ -1,0 +1,72 @@
+"""The two server implementations a row runs against: the lab's tls_server.py and `openssl s_server`.
+
+Both serve the row's chain and key with the row's versions and ciphers; the same
+expectation must hold against each (s_server is a second, independent TLS stack
+configuration: its own chain handling, its own defaults).
+"""
+from __future__ import annotations
+
+import re
+import select
+import time
+from pathlib import Path
+
+from harness import HarnessError, Server
+
+OPENSSL_VERSION = {"1.0": "TLSv1", "1.1": "TLSv1.1", "1.2": "TLSv1.2", "1.3": "TLSv1.3"}
+PEM_BLOCK = re.compile(rb"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----\n?", re.S)
+
+
+class OpensslServer(Server):
+    """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
+
+    def _await_ready(self, timeout: float) -> int:
+        end = time.monotonic() + timeout
+        assert self.proc.stdout is not None
+        while time.monotonic() < end:
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, end - time.monotonic()))
+            line = self.proc.stdout.readline() if ready else ""
+            if not line:
+                break
+            if line.startswith("ACCEPT "):
+                return int(line.rsplit(":", 1)[1])
+        self._kill()
+        err = self.proc.stderr.read() if self.proc.stderr else ""
+        raise HarnessError(f"{' '.join(self.argv)}: no ACCEPT line within {timeout}s; stderr: {err.strip()[-300:]}")
+
+
+def start_lab_server(row, certs: Path) -> Server:
+    args = ["--chain", certs / row.get("chain"), "--key", certs / row.get("key")]
+    for flag, key in (("--min-version", "server_min"), ("--max-version", "server_max"), ("--ciphers", "ciphers")):
+        if row.get(key):
+            args += [flag, row.get(key)]
+    return Server.script("tls_server.py", *args)
+
+
+def split_chain(chain: Path, work: Path, row_name: str) -> tuple[Path, Path | None]:
+    """s_server takes the leaf (-cert) and the rest (-cert_chain) apart; keep the rest's order."""
+    blocks = PEM_BLOCK.findall(chain.read_bytes())
+    leaf = work / f"{row_name}.s_server.leaf.pem"
+    leaf.write_bytes(blocks[0])
+    if len(blocks) == 1:
+        return leaf, None
+    rest = work / f"{row_name}.s_server.chain.pem"
+    rest.write_bytes(b"".join(blocks[1:]))
+    return leaf, rest
+
+
+def start_openssl_server(row, certs: Path, work: Path) -> Server:
+    leaf, rest = split_chain(certs / row.get("chain"), work, row.name)
+    argv = ["openssl", "s_server", "-accept", "127.0.0.1:0", "-www", "-cert", str(leaf),
+            "-key", str(certs / row.get("key"))]
+    if rest is not None:
+        argv += ["-cert_chain", str(rest)]
+    if row.get("server_min"):
+        argv += ["-min_protocol", OPENSSL_VERSION[row.get("server_min")]]
+    if row.get("server_max"):
+        argv += ["-max_protocol", OPENSSL_VERSION[row.get("server_max")]]
+    if row.get("ciphers"):
+        argv += ["-cipher", row.get("ciphers")]
+    # No system store: s_server would otherwise be free to complete a chain we left short on purpose.
+    argv += ["-no-CAfile", "-no-CApath", "-no-CAstore"]
+    return OpensslServer(argv)

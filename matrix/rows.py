@@ -1,0 +1,187 @@
+"""matrix/rows.toml: load it and refuse anything malformed before a single connection.
+
+A malformed row (unknown key, missing certificate, unknown outcome name, a failure
+row without a control) raises RowError naming the file and line; the runner exits 2.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Union
+
+from outcomes import OutcomeNames, UnknownOutcome
+
+VERSIONS = ("1.2", "1.3")
+TRANSPORTS = ("bio", "fd")
+SERVER_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
+GROUPS = ("chain", "ca", "time", "names", "keys", "constraints", "precedence", "protocol", "trustme")
+# key -> (type, required). `bio`/`fd`/`depth` may also be a table keyed by client version.
+ROW_KEYS: dict[str, tuple[type, bool]] = {
+    "name": (str, True), "group": (str, True), "reason": (str, True),
+    "chain": (str, True), "key": (str, True),                       # the server's chain and key (cert files)
+    "server_min": (str, False), "server_max": (str, False), "ciphers": (str, False),
+    "host": (str, False),             # --name (default hooks.test)
+    "cafile": (str, False),           # --cafile (default ca.pem; "" for none)
+    "no_verify": (bool, False), "partial_chain": (bool, False), "verify_depth": (int, False),
+    "versions": (list, False),        # client --tls-max values crossed (default 1.2 and 1.3)
+    "bio": (object, False), "fd": (object, False), "depth": (object, False),
+    "control": (str, False),          # the nearest row that succeeds (required for failure rows)
+    "interop": (bool, False),         # also run against openssl s_server (default true)
+    "interop_why": (str, False),      # why not, when interop = false
+}
+
+Expect = Union[str, dict]
+
+
+class RowError(Exception):
+    """Malformed input: the message starts with file:line."""
+
+
+@dataclass
+class Row:
+    name: str
+    line: int
+    fields: dict
+    key_lines: dict[str, int] = field(default_factory=dict)
+
+    def get(self, key: str, default=None):
+        return self.fields.get(key, default)
+
+    @property
+    def versions(self) -> list[str]:
+        return self.fields.get("versions", list(VERSIONS))
+
+    @property
+    def failure(self) -> bool:
+        return any(self.expected(t, v) != "ok" for t in TRANSPORTS for v in self.versions
+                   if self.expected(t, v) is not None)
+
+    def expected(self, transport: str, version: str) -> Optional[str]:
+        value = self.fields.get(transport)
+        return value.get(version) if isinstance(value, dict) else value
+
+    def expected_depth(self, transport: str, version: str) -> Optional[int]:
+        value = self.fields.get("depth")
+        if isinstance(value, dict):
+            return value.get(f"{transport} {version}", value.get(version))
+        return value
+
+
+def key_lines(text: str) -> list[tuple[int, dict[str, int]]]:
+    """For each [[row]] in order: its header line and the line of each key."""
+    rows: list[tuple[int, dict[str, int]]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip() == "[[row]]":
+            rows.append((number, {}))
+        elif rows and (m := re.match(r"\s*([A-Za-z0-9_\"]+)\s*=", line)):
+            rows[-1][1].setdefault(m.group(1).strip('"'), number)
+    return rows
+
+
+class RowFile:
+    def __init__(self, path: Path, certs: Path, names: OutcomeNames, require_expectations: bool = True):
+        self.path, self.certs, self.names = path, certs, names
+        self.text = path.read_text()
+        try:
+            data = tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as e:
+            m = re.search(r"at line (\d+)", str(e))
+            raise RowError(f"{path}:{m.group(1) if m else 1}: {e}") from e
+        extra = set(data) - {"row"}
+        if extra:
+            raise RowError(f"{path}:1: unknown top-level keys {sorted(extra)} (only [[row]] tables)")
+        lines = key_lines(self.text)
+        self.rows = [Row(r.get("name", "?"), lines[i][0], r, lines[i][1]) for i, r in enumerate(data.get("row", []))]
+        self.require_expectations = require_expectations
+        self._check_all()
+
+    def fail(self, row: Row, key: Optional[str], message: str) -> RowError:
+        line = row.key_lines.get(key, row.line) if key else row.line
+        return RowError(f"{self.path}:{line}: row {row.name}: {message}")
+
+    def _check_all(self) -> None:
+        manifest_files = self._manifest_files()
+        seen: dict[str, Row] = {}
+        for row in self.rows:
+            self._check_keys(row)
+            if row.name in seen:
+                raise self.fail(row, "name", f"defined twice (first at line {seen[row.name].line})")
+            seen[row.name] = row
+            self._check_values(row, manifest_files)
+        for row in self.rows:
+            control = row.get("control")
+            if control is not None and control not in seen:
+                raise self.fail(row, "control", f"control {control!r} is not a row")
+            if self.require_expectations and row.failure and control is None:
+                raise self.fail(row, None, "a failure row needs a control (the nearest row that succeeds)")
+
+    def _manifest_files(self) -> set[str]:
+        import json
+        manifest = self.certs / "manifest.json"
+        try:
+            return set(json.loads(manifest.read_text())["files"])
+        except (OSError, ValueError, KeyError) as e:
+            raise RowError(f"{manifest}:1: not a certs manifest ({e}); build the 'certs' target") from e
+
+    def _check_keys(self, row: Row) -> None:
+        for key, value in row.fields.items():
+            if key not in ROW_KEYS:
+                raise self.fail(row, key, f"unknown key {key!r}")
+            kind, _ = ROW_KEYS[key]
+            if kind is not object and not isinstance(value, kind):
+                raise self.fail(row, key, f"{key} must be {kind.__name__}, got {value!r}")
+        for key, (_, required) in ROW_KEYS.items():
+            if required and key not in row.fields:
+                raise self.fail(row, None, f"missing {key!r}")
+        if self.require_expectations:
+            for key in TRANSPORTS:
+                if key not in row.fields:
+                    raise self.fail(row, None, f"missing expectation {key!r} (run with --update to record one)")
+
+    def _check_values(self, row: Row, manifest_files: set[str]) -> None:
+        if row.get("group") not in GROUPS:
+            raise self.fail(row, "group", f"group must be one of {', '.join(GROUPS)}")
+        for key in ("chain", "key", "cafile"):
+            value = row.get(key)
+            if value and (value not in manifest_files or not (self.certs / value).is_file()):
+                raise self.fail(row, key, f"certificate file {value!r} is not in {self.certs}/manifest.json")
+        for key in ("server_min", "server_max"):
+            if key in row.fields and row.get(key) not in SERVER_VERSIONS:
+                raise self.fail(row, key, f"{key} must be one of {', '.join(SERVER_VERSIONS)}")
+        bad = [v for v in row.versions if v not in VERSIONS]
+        if bad or not row.versions:
+            raise self.fail(row, "versions", f"versions must be a non-empty list of {', '.join(VERSIONS)}")
+        for transport in TRANSPORTS:
+            self._check_expectation(row, transport)
+        depth = row.get("depth")
+        if depth is not None and not (isinstance(depth, int) or
+                                      (isinstance(depth, dict) and all(isinstance(v, int) for v in depth.values()))):
+            raise self.fail(row, "depth", "depth must be an integer or a table of integers")
+        if row.get("interop") is False and not row.get("interop_why"):
+            raise self.fail(row, "interop", "interop = false needs interop_why")
+
+    def _check_expectation(self, row: Row, transport: str) -> None:
+        value = row.get(transport)
+        if value is None:
+            return
+        items = value.items() if isinstance(value, dict) else [(v, value) for v in row.versions]
+        for version, text in items:
+            if version not in VERSIONS or not isinstance(text, str):
+                raise self.fail(row, transport, f"{transport} must be an outcome or a table keyed by 1.2/1.3")
+            try:
+                self.names.parse(text)
+            except UnknownOutcome as e:
+                raise self.fail(row, transport, str(e)) from e
+        if isinstance(value, dict) and set(value) != set(row.versions):
+            raise self.fail(row, transport, f"{transport} table must name exactly the versions {row.versions}")
+
+    def select(self, names: list[str]) -> list[Row]:
+        if not names:
+            return self.rows
+        known = {r.name: r for r in self.rows}
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise RowError(f"{self.path}:1: no row named {', '.join(missing)}")
+        return [known[n] for n in names]

@@ -1,0 +1,256 @@
+/* tlslab heap shim (LD_PRELOAD): counts the heap and fails exactly the Nth allocation.
+ *
+ * malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc
+ * and pvalloc forward to glibc's __libc_* entry points (no dlsym, so no recursion). Bytes are
+ * counted with malloc_usable_size (what glibc really holds for a block, alignment included),
+ * so a block freed here that was allocated before any counting still balances. Settings come
+ * from TLSLAB_HEAP_* (shims/README.md); the report is written by a destructor of the lowest
+ * priority, which runs in _dl_fini after every atexit handler (OpenSSL's OPENSSL_cleanup too).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+#include "shim_report.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define REFUSED_EXIT 125 /* exit status when the shim refuses to run */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+
+/* Settings, read once at start. */
+static uint64_t fail_nth;     /* 0: never fail */
+static int fail_backtrace;    /* print the stack of the failed allocation to stderr */
+static char report_path[512];
+static int dormant;           /* not the program named by TLSLAB_SHIM_PROGRAM */
+
+/* Counters (atomics: any thread may allocate). */
+static uint64_t attempts;     /* allocation calls, the failed one included: N counts these */
+static uint64_t allocations, frees, failures;
+static int64_t outstanding_bytes, outstanding_blocks;
+static int64_t peak_bytes;
+static uint64_t nth_reached, nth_size;
+static const char *nth_call = "";
+/* The unwinder's allocations while printing a failed allocation's stack are not the client's. */
+static __thread int inside __attribute__((tls_model("initial-exec")));
+
+#define ADD(var, n) __atomic_add_fetch(&(var), (n), __ATOMIC_RELAXED)
+
+static void note_alloc(void *p) {
+  int64_t size = (int64_t)malloc_usable_size(p);
+  ADD(allocations, 1);
+  ADD(outstanding_blocks, 1);
+  int64_t now = ADD(outstanding_bytes, size);
+  int64_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
+  while (now > peak && !__atomic_compare_exchange_n(&peak_bytes, &peak, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+static void note_free(void *p) {
+  ADD(frees, 1);
+  ADD(outstanding_blocks, -1);
+  ADD(outstanding_bytes, -(int64_t)malloc_usable_size(p));
+}
+
+static void print_backtrace(void) {
+  void *frames[64];
+  inside = 1;
+  int n = backtrace(frames, 64);
+  static const char head[] = "tlslab-heap-shim: failed allocation, stack:\n";
+  (void)!write(2, head, sizeof head - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  inside = 0;
+}
+
+/* 1 when this allocation call is the one to fail (it is counted either way). */
+static int fail_this(const char *call, size_t size) {
+  if (inside) return 0;
+  uint64_t n = ADD(attempts, 1);
+  if (n != fail_nth) return 0;
+  nth_reached = 1;
+  nth_size = size;
+  nth_call = call;
+  if (fail_backtrace) print_backtrace();
+  return 1;
+}
+
+static void *failed(void) {
+  ADD(failures, 1);
+  errno = ENOMEM;
+  return NULL;
+}
+
+static void *counted(void *p) {
+  if (!p) return failed();
+  if (!inside) note_alloc(p);
+  return p;
+}
+
+EXPORT void *malloc(size_t size) {
+  if (fail_this("malloc", size)) return failed();
+  return counted(__libc_malloc(size));
+}
+
+EXPORT void *calloc(size_t n, size_t size) {
+  if (fail_this("calloc", n * size)) return failed();
+  return counted(__libc_calloc(n, size));
+}
+
+EXPORT void free(void *p) {
+  if (!p) return;
+  int saved = errno; /* free must not change errno (POSIX 2024; callers rely on it) */
+  if (!inside) note_free(p);
+  __libc_free(p);
+  errno = saved;
+}
+
+EXPORT void *realloc(void *p, size_t size) {
+  if (!p) return malloc(size);
+  if (size == 0) { /* glibc: realloc(p, 0) frees p and answers NULL */
+    free(p);
+    return NULL;
+  }
+  if (fail_this("realloc", size)) return failed(); /* p stays valid, as in a real failure */
+  int64_t old = (int64_t)malloc_usable_size(p);
+  void *q = __libc_realloc(p, size);
+  if (!q) return failed();
+  if (!inside) {
+    ADD(allocations, 1);
+    ADD(frees, 1);
+    ADD(outstanding_bytes, (int64_t)malloc_usable_size(q) - old);
+  }
+  return q;
+}
+
+EXPORT void *reallocarray(void *p, size_t n, size_t size) {
+  size_t total;
+  if (__builtin_mul_overflow(n, size, &total)) return failed();
+  return realloc(p, total);
+}
+
+EXPORT void *memalign(size_t align, size_t size) {
+  if (fail_this("memalign", size)) return failed();
+  return counted(__libc_memalign(align, size));
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size) {
+  if (fail_this("aligned_alloc", size)) return failed();
+  return counted(__libc_memalign(align, size));
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size) {
+  if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0) return EINVAL;
+  if (fail_this("posix_memalign", size)) {
+    ADD(failures, 1);
+    return ENOMEM;
+  }
+  void *p = __libc_memalign(align, size);
+  if (!p) {
+    ADD(failures, 1);
+    return ENOMEM;
+  }
+  if (!inside) note_alloc(p);
+  *out = p;
+  return 0;
+}
+
+EXPORT void *valloc(size_t size) {
+  if (fail_this("valloc", size)) return failed();
+  return counted(__libc_valloc(size));
+}
+
+EXPORT void *pvalloc(size_t size) {
+  if (fail_this("pvalloc", size)) return failed();
+  return counted(__libc_pvalloc(size));
+}
+
+/* For self-tests (shims/tests/heap_probe.c): the counters while the process runs. */
+EXPORT uint64_t tlslab_heap_attempts(void) { return __atomic_load_n(&attempts, __ATOMIC_RELAXED); }
+EXPORT int64_t tlslab_heap_outstanding(void) { return __atomic_load_n(&outstanding_bytes, __ATOMIC_RELAXED); }
+
+/* --- start and exit ------------------------------------------------------------------------ */
+
+/* Under valgrind or a sanitizer, malloc belongs to them: this shim would count nothing. The
+ * sanitizers are found by weak references (no dlsym: it allocates, and a failed lookup leaves a
+ * dlerror buffer that a later call frees). */
+extern void __asan_init(void) __attribute__((weak));
+extern void __msan_init(void) __attribute__((weak));
+extern void __tsan_init(void) __attribute__((weak));
+extern void __hwasan_init(void) __attribute__((weak));
+
+static const char *replaced_by(void) {
+  if (RUNNING_ON_VALGRIND) return "valgrind";
+  if (__asan_init) return "asan";
+  if (__msan_init) return "msan";
+  if (__tsan_init) return "tsan";
+  if (__hwasan_init) return "hwasan";
+  return NULL;
+}
+
+static uint64_t env_u64(const char *name) {
+  const char *v = getenv(name);
+  if (!v || !*v) return 0;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (errno || *end || v[0] == '-') {
+    char line[600];
+    snprintf(line, sizeof line, "tlslab-heap-shim: bad %s=%.500s (see shims/README.md)", name, v);
+    shim_emit("", line);
+    _exit(2);
+  }
+  return n;
+}
+
+__attribute__((constructor(101))) static void heap_shim_start(void) {
+  if (!shim_in_scope()) { /* a wrapper that starts the client: forward, count nothing, pass LD_PRELOAD on */
+    dormant = 1;
+    return;
+  }
+  const char *by = replaced_by();
+  if (by) {
+    char line[300];
+    snprintf(line, sizeof line,
+             "tlslab-heap-shim: refusing to run under %s: it replaces malloc, so this shim would count "
+             "nothing (run without the heap shim, or without %s)", by, by);
+    shim_emit("", line);
+    _exit(REFUSED_EXIT);
+  }
+  fail_nth = env_u64("TLSLAB_HEAP_FAIL_NTH");
+  fail_backtrace = env_u64("TLSLAB_HEAP_FAIL_BACKTRACE") != 0;
+  shim_env_copy("TLSLAB_HEAP_REPORT", report_path, sizeof report_path);
+  shim_unset_preload();
+}
+
+__attribute__((destructor(101))) static void heap_shim_report(void) {
+  if (dormant) return;
+  char line[1024];
+  snprintf(line, sizeof line,
+           "tlslab-heap-shim {\"attempts\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64
+           ",\"failures\":%" PRIu64 ",\"outstanding_bytes\":%" PRId64 ",\"outstanding_blocks\":%" PRId64
+           ",\"peak_bytes\":%" PRId64 ",\"fail_nth\":%" PRIu64 ",\"nth_reached\":%s,\"nth_call\":\"%s\""
+           ",\"nth_size\":%" PRIu64 ",\"fds_open\":%d}",
+           attempts, allocations, frees, failures, outstanding_bytes, outstanding_blocks, peak_bytes, fail_nth,
+           nth_reached ? "true" : "false", nth_call, nth_size, shim_open_fds());
+  shim_emit(report_path, line);
+}

@@ -1,0 +1,70 @@
+"""What the shim gates share: the shims' environment, their at-exit reports, a seed.
+
+    from shimlib import ShimRun, io_env, heap_env, read_report
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Optional
+
+IO_TAG = "tlslab-io-shim "
+HEAP_TAG = "tlslab-heap-shim "
+REFUSED_EXIT = 125  # heap shim under valgrind or a sanitizer (shims/heap_shim.c)
+
+
+def read_report(path: Path, tag: str) -> Optional[dict]:
+    """The shim's JSON report from PATH (its last tagged line), None when it wrote none."""
+    try:
+        lines = path.read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    for line in reversed(lines):
+        if line.startswith(tag):
+            return json.loads(line[len(tag):])
+    return None
+
+
+def report_from_text(text: str, tag: str) -> Optional[dict]:
+    for line in reversed(text.splitlines()):
+        if line.startswith(tag):
+            return json.loads(line[len(tag):])
+    return None
+
+
+def shim_env(program: str, settings: dict, report: Path) -> dict:
+    """The process environment for a shimmed run of PROGRAM, report written to REPORT."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TLSLAB_IO_", "TLSLAB_HEAP_"))}
+    env["TLSLAB_SHIM_PROGRAM"] = program
+    env.update({k: str(v) for k, v in settings.items()})
+    if report.exists():
+        report.unlink()
+    return env
+
+
+def io_env(program: str, report: Path, **settings) -> dict:
+    """TLSLAB_IO_<NAME>=value for each keyword (max_send=700 -> TLSLAB_IO_MAX_SEND=700)."""
+    named = {f"TLSLAB_IO_{k.upper()}": v for k, v in settings.items()}
+    named["TLSLAB_IO_REPORT"] = report
+    return shim_env(program, named, report)
+
+
+def heap_env(program: str, report: Path, **settings) -> dict:
+    named = {f"TLSLAB_HEAP_{k.upper()}": v for k, v in settings.items()}
+    named["TLSLAB_HEAP_REPORT"] = report
+    return shim_env(program, named, report)
+
+
+def choose_seed(given: Optional[int]) -> int:
+    """The run's seed: the one given, or a fresh one; printed either way."""
+    seed = given if given is not None else random.SystemRandom().randrange(1, 2**31)
+    print(f"seed {seed}", flush=True)
+    return seed
+
+
+def rerun_hint(argv0: str, *args: str) -> str:
+    """One command that repeats this gate (or one case of it)."""
+    return " ".join([sys.executable, argv0, *args])
