@@ -204,6 +204,10 @@ Attempt::Step Attempt::step_connect() {
   int err = 0;
   socklen_t len = sizeof err;
   if (getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  // A reset needs an established connection: the peer closed it before the handshake.
+  if (err == ECONNRESET || err == EPIPE)
+    return fail(make_outcome(Stage::handshake, details::peer_closed,
+                             std::string("peer closed the connection without an alert (") + std::strerror(err) + ")"));
   if (err != 0) return fail(errno_outcome(Stage::connect, err));
   state_ = State::handshake;
   return Step::again;

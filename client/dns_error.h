@@ -6,7 +6,7 @@
 
 namespace dns {
 
-enum Code : int {
+enum Error : int {
   ok = 0,
 
   // The server answered with an RCODE other than NOERROR: -100 - RCODE (RFC 1035 4.1.1).
@@ -40,7 +40,7 @@ enum Code : int {
   timeout = -203,    // no answer before the deadline
 };
 
-// "nxdomain", "malformed", ...; "unknown" for a number that is not a Code.
+// "nxdomain", "malformed", ...; "unknown" for a number that is not an Error.
 const char* dns_error_name(int code);
 
 // Why an answer is `malformed`: the first thing that did not parse.

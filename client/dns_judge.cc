@@ -14,7 +14,8 @@ struct SpecialRange {
 
 constexpr uint32_t v4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return a << 24 | b << 16 | c << 8 | d; }
 
-// IANA IPv4 special-purpose registry (RFC 6890 and successors), plus multicast.
+// IANA IPv4 special-purpose registry (RFC 6890 and successors), plus multicast; the first
+// match names the range.
 // fuzz/judge_oracle.py checks this table against Python's ipaddress module.
 constexpr SpecialRange kSpecialRanges[] = {
     {v4(0, 0, 0, 0), 8, "0.0.0.0/8 this network"},
@@ -34,8 +35,8 @@ constexpr SpecialRange kSpecialRanges[] = {
     {v4(198, 51, 100, 0), 24, "198.51.100.0/24 documentation"},
     {v4(203, 0, 113, 0), 24, "203.0.113.0/24 documentation"},
     {v4(224, 0, 0, 0), 4, "224.0.0.0/4 multicast"},
+    {v4(255, 255, 255, 255), 32, "255.255.255.255/32 limited broadcast"},  // before 240/4, which holds it
     {v4(240, 0, 0, 0), 4, "240.0.0.0/4 reserved"},
-    {v4(255, 255, 255, 255), 32, "255.255.255.255/32 limited broadcast"},
 };
 
 constexpr uint32_t mask_of(int prefix) { return prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix); }

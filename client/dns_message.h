@@ -36,7 +36,7 @@ struct Query {
 Query build_query(uint16_t id, std::string_view name, uint16_t qtype = type_a);
 
 struct Answer {
-  int code = malformed;        // ok or a negative Code
+  int code = malformed;        // ok or a negative dns::Error
   Fault fault = Fault::none;   // why, when code is malformed
   uint8_t rcode = 0;           // as received (0 when the header did not parse)
   bool tc = false;             // the TC bit as received

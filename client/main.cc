@@ -62,7 +62,7 @@ int run(const std::vector<std::string>& args) {
   if (o.sigpipe_ignore) std::signal(SIGPIPE, SIG_IGN);
 
   Report report(o.json);
-  SessionCache sessions;
+  SessionCache sessions(static_cast<size_t>(o.parallel));
   ContextResult made = make_context(o, o.resume ? &sessions : nullptr);
   if (!made.ctx) {
     if (made.config_error) {

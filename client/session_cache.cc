@@ -3,7 +3,8 @@
 namespace tlsnb {
 
 SessionCache::~SessionCache() {
-  for (auto& entry : sessions_) SSL_SESSION_free(entry.second);
+  for (auto& entry : sessions_)
+    for (SSL_SESSION* session : entry.second) SSL_SESSION_free(session);
 }
 
 std::string SessionCache::key(const std::string& name, unsigned port, const std::string& trust) {
@@ -15,24 +16,31 @@ void SessionCache::store(const std::string& key, SSL_SESSION* session) {
     SSL_SESSION_free(session);
     return;
   }
-  auto [it, inserted] = sessions_.emplace(key, session);
-  if (!inserted) {  // the newest ticket replaces the old
-    SSL_SESSION_free(it->second);
-    it->second = session;
+  std::deque<SSL_SESSION*>& held = sessions_[key];
+  bool single_use = SSL_SESSION_get_protocol_version(session) >= TLS1_3_VERSION;
+  size_t limit = single_use ? per_key_ : 1;
+  held.push_back(session);
+  while (held.size() > limit) {  // the newest replaces the oldest
+    SSL_SESSION_free(held.front());
+    held.pop_front();
   }
-  ++stored_;
 }
 
 SSL_SESSION* SessionCache::take(const std::string& key) {
   auto it = sessions_.find(key);
-  if (it == sessions_.end()) return nullptr;
-  SSL_SESSION* session = it->second;
+  if (it == sessions_.end() || it->second.empty()) return nullptr;
+  SSL_SESSION* session = it->second.back();
   if (SSL_SESSION_get_protocol_version(session) >= TLS1_3_VERSION) {
-    sessions_.erase(it);  // single-use: the server will send a fresh ticket
+    it->second.pop_back();  // single-use: never offered twice
     return session;
   }
   SSL_SESSION_up_ref(session);
   return session;
+}
+
+size_t SessionCache::held(const std::string& key) const {
+  auto it = sessions_.find(key);
+  return it == sessions_.end() ? 0 : it->second.size();
 }
 
 }  // namespace tlsnb

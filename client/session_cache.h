@@ -1,10 +1,13 @@
 // Saved TLS sessions keyed by (name, port, trust configuration). A session is never
-// offered for another name (gaps/resumed_skips_verify), the newest ticket replaces the
-// old, and a TLS 1.3 session is taken out when offered: it is single-use (gaps/tls13_single_use).
+// offered for another name (gaps/resumed_skips_verify). TLS 1.3 tickets are single-use
+// (gaps/tls13_single_use): each is taken out when offered, newest first, and up to
+// `per_key` of them are kept so attempts in flight together can each resume; past that
+// the newest replaces the oldest. A TLS 1.2 session is reusable: the newest replaces it.
 #pragma once
 
 #include <openssl/ssl.h>
 
+#include <deque>
 #include <map>
 #include <string>
 
@@ -12,7 +15,7 @@ namespace tlsnb {
 
 class SessionCache {
  public:
-  SessionCache() = default;
+  explicit SessionCache(size_t per_key = 64) : per_key_(per_key == 0 ? 1 : per_key) {}
   SessionCache(const SessionCache&) = delete;
   SessionCache& operator=(const SessionCache&) = delete;
   ~SessionCache();
@@ -23,12 +26,11 @@ class SessionCache {
   void store(const std::string& key, SSL_SESSION* session);
   // A session to offer for `key`, or null. The caller owns the returned reference.
   SSL_SESSION* take(const std::string& key);
-  size_t size() const { return sessions_.size(); }
-  long stored() const { return stored_; }
+  size_t held(const std::string& key) const;
 
  private:
-  std::map<std::string, SSL_SESSION*> sessions_;
-  long stored_ = 0;
+  size_t per_key_;
+  std::map<std::string, std::deque<SSL_SESSION*>> sessions_;  // oldest at the front
 };
 
 }  // namespace tlsnb

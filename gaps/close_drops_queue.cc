@@ -3,6 +3,7 @@
 // truncated stream. A shutdown that first flushes the queue, then sends close_notify,
 // then closes, delivers every byte and ends cleanly.
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -40,6 +41,7 @@ Conn open_conn(SSL_CTX* cctx, SSL_CTX* sctx) {
   poll(&p, 1, 1000);
   size_t none = 0;
   gap::read_some(k.client.get(), &none);
+  { int unread = -1; ioctl(k.cfd.get(), FIONREAD, &unread); fprintf(stderr, "DEBUG unread=%d none=%zu\n", unread, none); }
   return k;
 }
 
@@ -72,6 +74,7 @@ std::string close_now(SSL_CTX* cctx, SSL_CTX* sctx) {
   std::string queue(kTotal, 't');
   size_t sent = write_while_writable(k.client.get(), queue, 0);
   gap::figure("close_now.queued_at_close", std::to_string(kTotal - sent));
+  { int unread = -1; ioctl(k.cfd.get(), FIONREAD, &unread); fprintf(stderr, "DEBUG2 unread=%d\n", unread); }
   k.client.reset();
   k.cfd.reset();
   gap::Drained d = gap::read_to_end(k.server.get(), k.sfd.get());

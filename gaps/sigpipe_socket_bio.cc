@@ -58,7 +58,8 @@ int socket_bio(SSL_CTX* cctx, SSL_CTX* sctx, bool ignore_sigpipe) {
 int memory_bio(SSL_CTX* cctx, SSL_CTX* sctx, int send_flags) {
   gap::Link l = gap::link(cctx, sctx);
   if (gap::handshake(l) != "ok") return 100;
-  auto [cfd, sfd] = gap::tcp_pair();
+  gap::Fd cfd, sfd;
+  std::tie(cfd, sfd) = gap::tcp_pair();
   sfd.reset();  // the peer goes away
   BIO* out = SSL_get_wbio(l.client.get());
   return write_twice([&] {

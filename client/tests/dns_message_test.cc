@@ -243,7 +243,8 @@ TEST(DnsResponse, CnameThatDoesNotFillItsRdataIsMalformed) {
 /* A CNAME target with a forward pointer is malformed like any name */
 TEST(DnsResponse, CnameTargetWithAForwardPointerIsMalformed) {
   Bytes msg = www_bytes(1);
-  msg.pointer(12).fixed(dns::type_cname, dns::class_in, 9, 2).pointer(static_cast<uint16_t>(msg.size() + 2));
+  msg.pointer(12).fixed(dns::type_cname, dns::class_in, 9, 2);
+  msg.pointer(static_cast<uint16_t>(msg.size() + 2)).name("a.example");  // a valid name, but after the pointer
   EXPECT_EQ("malformed(pointer_forward)", parse(msg.octets));
 }
 

@@ -221,6 +221,7 @@ int main(int argc, char **argv) {
   self_path[n > 0 ? n : 0] = '\0';
   for (int i = 1; i < argc; i++) {
     printf("%s ->", argv[i]);
+    fflush(stdout); /* a step may end the process (SIGPIPE) */
     step(argv[i]);
     printf("\n");
     fflush(stdout);

@@ -65,6 +65,11 @@ def choose_seed(given: Optional[int]) -> int:
     return seed
 
 
+def verdict(gate, case: str, ok: bool, why: str) -> bool:
+    """gate.check that prints WHY only when the case fails."""
+    return gate.check(case, bool(ok), "" if ok else why)
+
+
 def rerun_hint(argv0: str, *args: str) -> str:
     """One command that repeats this gate (or one case of it)."""
     return " ".join([sys.executable, argv0, *args])

@@ -1,0 +1,165 @@
+// The judge: special-purpose ranges at their edges, and pin_choose over whole answers.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dns_judge.h"
+
+namespace {
+
+uint32_t host_order(const char* dotted_quad) {
+  in_addr a{};
+  inet_pton(AF_INET, dotted_quad, &a);
+  return ntohl(a.s_addr);
+}
+
+std::string verdict(const char* dotted_quad) {
+  const char* range = dns::special_range(host_order(dotted_quad));
+  bool special = dns::is_special(host_order(dotted_quad));
+  if (special != (range != nullptr)) return "is_special and special_range disagree";
+  return range ? range : "public";
+}
+
+// "chosen 0 (1.2.3.4)", "refused 1 (10.0.0.1)" or "none".
+std::string pin(std::vector<const char*> quads, bool allow_private) {
+  std::vector<in_addr> addrs;
+  for (const char* quad : quads) {
+    in_addr a{};
+    inet_pton(AF_INET, quad, &a);
+    addrs.push_back(a);
+  }
+  dns::Pin p = dns::pin_choose(addrs, allow_private);
+  if (p.chosen >= 0 && p.refused >= 0) return "both chosen and refused";
+  if (p.chosen >= 0) return "chosen " + std::to_string(p.chosen) + " (" + quads[p.chosen] + ")";
+  if (p.refused >= 0) return "refused " + std::to_string(p.refused) + " (" + quads[p.refused] + ")";
+  return "none";
+}
+
+}  // namespace
+
+/* Both edges of every range are special, and their neighbours outside are not */
+TEST(DnsJudge, EveryRangeHoldsBothEdgesAndNoNeighbour) {
+  const char* edges[] = {
+      "0.0.0.0",         "0.255.255.255",   "1.0.0.0",         "9.255.255.255",   "10.0.0.0",
+      "10.255.255.255",  "11.0.0.0",        "100.63.255.255",  "100.64.0.0",      "100.127.255.255",
+      "100.128.0.0",     "126.255.255.255", "127.0.0.0",       "127.255.255.255", "128.0.0.0",
+      "169.253.255.255", "169.254.0.0",     "169.254.255.255", "169.255.0.0",     "172.15.255.255",
+      "172.16.0.0",      "172.31.255.255",  "172.32.0.0",      "191.255.255.255", "192.0.0.0",
+      "192.0.0.255",     "192.0.1.0",       "192.0.1.255",     "192.0.2.0",       "192.0.2.255",
+      "192.0.3.0",       "192.31.195.255",  "192.31.196.0",    "192.31.196.255",  "192.31.197.0",
+      "192.52.192.255",  "192.52.193.0",    "192.52.193.255",  "192.52.194.0",    "192.88.98.255",
+      "192.88.99.0",     "192.88.99.255",   "192.88.100.0",    "192.167.255.255", "192.168.0.0",
+      "192.168.255.255", "192.169.0.0",     "192.175.47.255",  "192.175.48.0",    "192.175.48.255",
+      "192.175.49.0",    "198.17.255.255",  "198.18.0.0",      "198.19.255.255",  "198.20.0.0",
+      "198.51.99.255",   "198.51.100.0",    "198.51.100.255",  "198.51.101.0",    "203.0.112.255",
+      "203.0.113.0",     "203.0.113.255",   "203.0.114.0",     "223.255.255.255", "224.0.0.0",
+      "239.255.255.255", "240.0.0.0",       "255.255.255.254", "255.255.255.255",
+  };
+  std::string got;
+  for (const char* quad : edges) got += std::string(quad) + " -> " + verdict(quad) + "\n";
+  EXPECT_EQ(
+      "0.0.0.0 -> 0.0.0.0/8 this network\n"
+      "0.255.255.255 -> 0.0.0.0/8 this network\n"
+      "1.0.0.0 -> public\n"
+      "9.255.255.255 -> public\n"
+      "10.0.0.0 -> 10.0.0.0/8 private\n"
+      "10.255.255.255 -> 10.0.0.0/8 private\n"
+      "11.0.0.0 -> public\n"
+      "100.63.255.255 -> public\n"
+      "100.64.0.0 -> 100.64.0.0/10 shared address space\n"
+      "100.127.255.255 -> 100.64.0.0/10 shared address space\n"
+      "100.128.0.0 -> public\n"
+      "126.255.255.255 -> public\n"
+      "127.0.0.0 -> 127.0.0.0/8 loopback\n"
+      "127.255.255.255 -> 127.0.0.0/8 loopback\n"
+      "128.0.0.0 -> public\n"
+      "169.253.255.255 -> public\n"
+      "169.254.0.0 -> 169.254.0.0/16 link-local\n"
+      "169.254.255.255 -> 169.254.0.0/16 link-local\n"
+      "169.255.0.0 -> public\n"
+      "172.15.255.255 -> public\n"
+      "172.16.0.0 -> 172.16.0.0/12 private\n"
+      "172.31.255.255 -> 172.16.0.0/12 private\n"
+      "172.32.0.0 -> public\n"
+      "191.255.255.255 -> public\n"
+      "192.0.0.0 -> 192.0.0.0/24 IETF protocol assignments\n"
+      "192.0.0.255 -> 192.0.0.0/24 IETF protocol assignments\n"
+      "192.0.1.0 -> public\n"
+      "192.0.1.255 -> public\n"
+      "192.0.2.0 -> 192.0.2.0/24 documentation\n"
+      "192.0.2.255 -> 192.0.2.0/24 documentation\n"
+      "192.0.3.0 -> public\n"
+      "192.31.195.255 -> public\n"
+      "192.31.196.0 -> 192.31.196.0/24 AS112-v4\n"
+      "192.31.196.255 -> 192.31.196.0/24 AS112-v4\n"
+      "192.31.197.0 -> public\n"
+      "192.52.192.255 -> public\n"
+      "192.52.193.0 -> 192.52.193.0/24 AMT\n"
+      "192.52.193.255 -> 192.52.193.0/24 AMT\n"
+      "192.52.194.0 -> public\n"
+      "192.88.98.255 -> public\n"
+      "192.88.99.0 -> 192.88.99.0/24 deprecated 6to4 relay anycast\n"
+      "192.88.99.255 -> 192.88.99.0/24 deprecated 6to4 relay anycast\n"
+      "192.88.100.0 -> public\n"
+      "192.167.255.255 -> public\n"
+      "192.168.0.0 -> 192.168.0.0/16 private\n"
+      "192.168.255.255 -> 192.168.0.0/16 private\n"
+      "192.169.0.0 -> public\n"
+      "192.175.47.255 -> public\n"
+      "192.175.48.0 -> 192.175.48.0/24 direct delegation AS112\n"
+      "192.175.48.255 -> 192.175.48.0/24 direct delegation AS112\n"
+      "192.175.49.0 -> public\n"
+      "198.17.255.255 -> public\n"
+      "198.18.0.0 -> 198.18.0.0/15 benchmarking\n"
+      "198.19.255.255 -> 198.18.0.0/15 benchmarking\n"
+      "198.20.0.0 -> public\n"
+      "198.51.99.255 -> public\n"
+      "198.51.100.0 -> 198.51.100.0/24 documentation\n"
+      "198.51.100.255 -> 198.51.100.0/24 documentation\n"
+      "198.51.101.0 -> public\n"
+      "203.0.112.255 -> public\n"
+      "203.0.113.0 -> 203.0.113.0/24 documentation\n"
+      "203.0.113.255 -> 203.0.113.0/24 documentation\n"
+      "203.0.114.0 -> public\n"
+      "223.255.255.255 -> public\n"
+      "224.0.0.0 -> 224.0.0.0/4 multicast\n"
+      "239.255.255.255 -> 224.0.0.0/4 multicast\n"
+      "240.0.0.0 -> 240.0.0.0/4 reserved\n"
+      "255.255.255.254 -> 240.0.0.0/4 reserved\n"
+      "255.255.255.255 -> 255.255.255.255/32 limited broadcast\n",
+      got);
+}
+
+/* The cloud metadata address is link-local */
+TEST(DnsJudge, MetadataAddressIsSpecial) { EXPECT_EQ("169.254.0.0/16 link-local", verdict("169.254.169.254")); }
+
+/* A public answer: the first address is dialled */
+TEST(DnsJudge, PublicAnswerChoosesTheFirstAddress) {
+  EXPECT_EQ("chosen 0 (93.184.216.34)", pin({"93.184.216.34", "1.1.1.1"}, false));
+}
+
+/* One private address refuses the whole answer, wherever it stands, and it is the one named */
+TEST(DnsJudge, OnePrivateAddressRefusesTheWholeAnswer) {
+  EXPECT_EQ("refused 0 (10.0.0.1)", pin({"10.0.0.1", "93.184.216.34"}, false));
+  EXPECT_EQ("refused 1 (10.0.0.1)", pin({"93.184.216.34", "10.0.0.1"}, false));
+  EXPECT_EQ("refused 2 (169.254.169.254)", pin({"1.1.1.1", "8.8.8.8", "169.254.169.254"}, false));
+}
+
+/* With several special addresses, the first in answer order is named */
+TEST(DnsJudge, FirstSpecialAddressIsNamed) {
+  EXPECT_EQ("refused 1 (127.0.0.1)", pin({"1.1.1.1", "127.0.0.1", "10.0.0.1"}, false));
+}
+
+/* --allow-private accepts any answer and dials its first address */
+TEST(DnsJudge, AllowPrivateChoosesTheFirstAddress) {
+  EXPECT_EQ("chosen 0 (10.0.0.1)", pin({"10.0.0.1", "93.184.216.34"}, true));
+  EXPECT_EQ("chosen 0 (127.0.0.1)", pin({"127.0.0.1"}, true));
+}
+
+/* No address: nothing chosen, nothing refused (the resolver says no_address) */
+TEST(DnsJudge, EmptyAnswerChoosesNothing) {
+  EXPECT_EQ("none", pin({}, false));
+  EXPECT_EQ("none", pin({}, true));
+}
