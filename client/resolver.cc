@@ -1,19 +1,215 @@
-// TEMPORARY stub until the DNS parser lands: every lookup fails as no_server.
 #include "resolver.h"
 
-#include "dns_error.h"
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <new>
+
+#include "dns_message.h"
+#include "dns_stream.h"
 
 namespace tlsnb {
 
-class Resolver::Query {};
+// One lookup: a socket to the name server, the query, and the answer as it arrives.
+class Resolver::Query final : public Watcher {
+ public:
+  Query(Resolver& owner, uint64_t conn, uint16_t id) : owner_(owner), conn_(conn), id_(id) {}
+  ~Query() override { close_socket(); }
 
-Resolver::Resolver(Shared& shared, const Options& options) : shared_(shared), options_(options), next_id_(1) {}
+  uint64_t conn() const { return conn_; }
+  bool over() const { return over_; }
+
+  // Builds the query and sends it over UDP or TCP.
+  void start(bool udp) {
+    asked_ = dns::build_query(id_, owner_.options_.target);
+    if (asked_.code != dns::ok) return end(asked_.code);
+    open(udp);
+  }
+
+  void on_event(uint32_t events) override {
+    if (over_) return;
+    try {
+      if (connecting_) {
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err != 0) return end(err == ECONNREFUSED ? dns::no_server : dns::io_error);
+        connecting_ = false;
+      }
+      if (sent_ < out_.size() && !send_rest()) return;
+      if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) receive();
+    } catch (const std::bad_alloc&) {
+      end(dns::io_error);
+    }
+  }
+
+  // Ends the lookup with `code` (and the addresses of a good answer); frees the socket now.
+  void end(int code, std::vector<in_addr> addrs = {}) {
+    if (over_) return;
+    over_ = true;
+    close_socket();
+    owner_.complete(this, code, std::move(addrs));
+  }
+
+  void abandon() {
+    over_ = true;
+    close_socket();
+  }
+
+ private:
+  void open(bool udp) {
+    udp_ = udp;
+    close_socket();
+    int fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return end(dns::io_error);
+    fd_.reset(fd);
+    owner_.shared_.fd_opened();
+    const sockaddr_in& server = owner_.server_;
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&server), sizeof server) != 0) {
+      if (errno != EINPROGRESS) return end(errno == ECONNREFUSED ? dns::no_server : dns::io_error);
+      connecting_ = true;
+    }
+    out_ = udp ? asked_.message : dns::frame(dns::Span{asked_.message.data(), asked_.message.size()});
+    sent_ = 0;
+    reader_ = dns::FrameReader();
+    ++owner_.queries_;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT;
+    ev.data.ptr = static_cast<Watcher*>(this);
+    if (epoll_ctl(owner_.shared_.epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) return end(dns::io_error);
+    if (!connecting_) send_rest();
+  }
+
+  // Sends what is left of the query; false when the lookup ended.
+  bool send_rest() {
+    while (sent_ < out_.size()) {
+      ssize_t n = send(fd_.get(), out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL);
+      if (n > 0) {
+        sent_ += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      end(errno == ECONNREFUSED ? dns::no_server : dns::io_error);
+      return false;
+    }
+    watch(EPOLLIN);
+    return true;
+  }
+
+  void watch(uint32_t events) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.ptr = static_cast<Watcher*>(this);
+    epoll_ctl(owner_.shared_.epoll_fd, EPOLL_CTL_MOD, fd_.get(), &ev);
+  }
+
+  void receive() {
+    uint8_t buf[4096];
+    for (;;) {
+      ssize_t n = recv(fd_.get(), buf, sizeof buf, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (n < 0) return end(errno == ECONNREFUSED ? dns::no_server : dns::io_error);
+      if (udp_) {
+        if (judge(dns::Span{buf, static_cast<size_t>(n)})) return;
+        continue;  // a datagram that is not our answer: keep waiting (until the deadline)
+      }
+      if (n == 0) {
+        int framing = reader_.finish();
+        return end(framing == dns::ok ? dns::closed : framing);
+      }
+      if (int framing = reader_.feed(dns::Span{buf, static_cast<size_t>(n)}); framing != dns::ok) return end(framing);
+      std::vector<uint8_t> message;
+      if (reader_.pop(message)) {
+        judge(dns::Span{message.data(), message.size()});
+        return;
+      }
+    }
+  }
+
+  // Parses one answer; true when the lookup is over (or moved to TCP).
+  bool judge(dns::Span message) {
+    dns::Answer answer = dns::parse_response(message, asked_);
+    if (udp_ && answer.code == dns::id_mismatch) return false;
+    if (udp_ && answer.code == dns::truncated) {  // the answer did not fit: ask again over TCP
+      open(false);
+      return true;
+    }
+    end(answer.code, std::move(answer.addrs));
+    return true;
+  }
+
+  void close_socket() {
+    if (fd_.get() < 0) return;
+    fd_.reset();
+    owner_.shared_.fd_closed();
+  }
+
+  Resolver& owner_;
+  uint64_t conn_;
+  uint16_t id_;
+  dns::Query asked_;
+  Descriptor fd_;
+  bool udp_ = false;
+  bool connecting_ = false;
+  bool over_ = false;
+  std::vector<uint8_t> out_;
+  size_t sent_ = 0;
+  dns::FrameReader reader_;
+};
+
+Resolver::Resolver(Shared& shared, const Options& options)
+    : shared_(shared), options_(options), slots_(slots), next_id_(static_cast<uint16_t>(options.seed * 7919u + 1)) {
+  server_.sin_family = AF_INET;
+  server_.sin_port = htons(options.ns_port);
+  inet_pton(AF_INET, options.ns_ip.c_str(), &server_.sin_addr);
+}
+
 Resolver::~Resolver() = default;
-bool Resolver::has_free_slot() const { return true; }
-size_t Resolver::busy() const { return 0; }
-void Resolver::start(uint64_t conn, int64_t) { done_.push_back(Lookup{conn, dns::no_server, {}}); }
-void Resolver::cancel(uint64_t) {}
-std::vector<Lookup> Resolver::take_done() { return std::move(done_); }
-void Resolver::complete(Query*, int, std::vector<in_addr>) {}
+
+bool Resolver::has_free_slot() const { return busy() < slots_.size(); }
+
+size_t Resolver::busy() const {
+  size_t n = 0;
+  for (const auto& q : slots_) n += q ? 1 : 0;
+  return n;
+}
+
+void Resolver::start(uint64_t conn, int64_t) {
+  for (auto& slot : slots_) {
+    if (slot) continue;
+    slot = std::make_unique<Query>(*this, conn, next_id_++);
+    slot->start(options_.ns_udp);
+    return;
+  }
+}
+
+void Resolver::cancel(uint64_t conn) {
+  for (auto& slot : slots_) {
+    if (slot && slot->conn() == conn) {
+      slot->abandon();
+      retired_.push_back(std::move(slot));
+    }
+  }
+}
+
+void Resolver::complete(Query* query, int code, std::vector<in_addr> addrs) {
+  done_.push_back(Lookup{query->conn(), code, std::move(addrs)});
+  for (auto& slot : slots_) {
+    if (slot.get() == query) retired_.push_back(std::move(slot));  // freed after the epoll batch
+  }
+}
+
+std::vector<Lookup> Resolver::take_done() {
+  retired_.clear();
+  std::vector<Lookup> out;
+  out.swap(done_);
+  return out;
+}
 
 }  // namespace tlsnb

@@ -40,8 +40,11 @@ int main(int argc, char** argv) {
   gap::Ctx stateless = gap::server_ctx();
   gap::Ctx stateful = gap::server_ctx();
   SSL_CTX_set_options(stateful.get(), SSL_OP_NO_TICKET);
+  gap::Ctx anti_replay = gap::server_ctx();
+  SSL_CTX_set_max_early_data(anti_replay.get(), 16384);  // early data on: anti-replay, stateful tickets
   gap::Observation obs;
   observe(cctx.get(), stateless.get(), "stateless_tickets", obs);
   observe(cctx.get(), stateful.get(), "stateful_tickets", obs);
+  observe(cctx.get(), anti_replay.get(), "early_data_anti_replay", obs);
   return obs.print();
 }

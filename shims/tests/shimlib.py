@@ -73,3 +73,15 @@ def verdict(gate, case: str, ok: bool, why: str) -> bool:
 def rerun_hint(argv0: str, *args: str) -> str:
     """One command that repeats this gate (or one case of it)."""
     return " ".join([sys.executable, argv0, *args])
+
+
+def tls_server(certs: str, cert: str, behaviour: str, *args: str, **kw):
+    """servers/tls_server.py serving CERT (leaf-ecdsa, expired, ...) from the certificate folder."""
+    from harness import Server
+    return Server.script("tls_server.py", "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
+                         "--behaviour", behaviour, *args, **kw)
+
+
+def client_args(certs: str, port: int, *args) -> list[str]:
+    """tlsnb's arguments for the lab's server on PORT: trust ca.pem, expect hooks.test."""
+    return ["--cafile", f"{certs}/ca.pem", "--name", "hooks.test", *map(str, args), f"127.0.0.1:{port}"]

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tlslab's gate: install what is missing (Debian, as root), configure, build, run every
+# CTest label, print a summary table, exit nonzero unless every recorded outcome holds.
+#
+#   ./run_all.sh                 the whole lab
+#   ./run_all.sh --label matrix  one stage (repeatable)
+#   ./run_all.sh --setup-only    install, configure and build; then `ctest --test-dir build`
+#   BUILD_DIR=... JOBS=...       build folder (default ./build), parallel build jobs (default 2)
+set -uo pipefail
+
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+JOBS=${JOBS:-2}
+LABELS_ALL=(unit client matrix faults leaks dns fuzz gaps mutants)
+LABELS=()
+SETUP_ONLY=0
+
+die() { echo "run_all.sh: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --label) [ $# -ge 2 ] || die "--label: missing value"; LABELS+=("$2"); shift 2 ;;
+    --setup-only) SETUP_ONLY=1; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[ ${#LABELS[@]} -gt 0 ] || LABELS=("${LABELS_ALL[@]}")
+for l in "${LABELS[@]}"; do
+  [[ " ${LABELS_ALL[*]} " == *" $l "* ]] || die "--label: unknown label '$l' (one of: ${LABELS_ALL[*]})"
+done
+
+# --- set-up: Debian packages --------------------------------------------------------------
+PACKAGES=(cmake ninja-build clang-14 libclang-rt-14-dev lld-14 libssl-dev openssl libgtest-dev
+          libc-ares-dev valgrind gdb iproute2 util-linux python3 python3-trustme python3-dnslib
+          python3-cryptography)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$(id -u)" -eq 0 ] || die "missing Debian packages (${missing[*]}); run as root or install them"
+  echo "== installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q "${missing[@]}" >/tmp/tlslab-apt.log 2>&1 ||
+    { apt-get update -q >>/tmp/tlslab-apt.log 2>&1 && apt-get install -y -q "${missing[@]}" >>/tmp/tlslab-apt.log 2>&1; } ||
+    die "apt-get install failed (see /tmp/tlslab-apt.log)"
+fi
+
+# --- configure and build ----------------------------------------------------------------
+t0=$(date +%s)
+echo "== configure ($BUILD_DIR)"
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;servers;shims;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
+  { tail -30 "$BUILD_DIR.configure.log"; die "cmake configure failed"; }
+echo "== build (-j$JOBS)"
+cmake --build "$BUILD_DIR" -j "$JOBS" >"$BUILD_DIR.build.log" 2>&1 ||
+  { grep -E "error|FAILED" "$BUILD_DIR.build.log" | head -30; die "build failed (see $BUILD_DIR.build.log)"; }
+echo "   built in $(( $(date +%s) - t0 )) s"
+[ "$SETUP_ONLY" -eq 1 ] && { echo "set-up done: ctest --test-dir $BUILD_DIR --output-on-failure"; exit 0; }
+
+# --- every label, one after the other (timing-sensitive gates get the machine to themselves) ---
+declare -A RESULT SECONDS_OF COUNTS
+failed_labels=0
+total_pass=0
+total_fail=0
+for label in "${LABELS[@]}"; do
+  echo "== ctest -L $label"
+  start=$(date +%s)
+  log="$BUILD_DIR/ctest-$label.log"
+  jobs=1
+  [ "$label" = unit ] && jobs=$JOBS
+  ctest --test-dir "$BUILD_DIR" -L "^${label}\$" -j "$jobs" --output-on-failure --no-tests=error >"$log" 2>&1
+  rc=$?
+  SECONDS_OF[$label]=$(( $(date +%s) - start ))
+  pass=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$log")
+  fail=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Timeout|Not Run|Exception)' "$log")
+  COUNTS[$label]="$pass/$((pass + fail))"
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
+  if [ $rc -eq 0 ]; then
+    RESULT[$label]=PASS
+  else
+    RESULT[$label]=FAIL
+    failed_labels=$((failed_labels + 1))
+    [ "$fail" -eq 0 ] && total_fail=$((total_fail + 1))  # no test ran: the label itself failed
+    grep -E '^(FAIL|PASS|SKIP)|passed, .* failed|Test +#|Error|error' "$log" | grep -v '^PASS' | tail -25
+  fi
+  echo "   ${RESULT[$label]} in ${SECONDS_OF[$label]} s (tests ${COUNTS[$label]}; log $log)"
+done
+
+echo
+echo "tlslab summary"
+printf '  %-8s %-6s %-7s %s\n' label result tests seconds
+for label in "${LABELS[@]}"; do
+  printf '  %-8s %-6s %-7s %s\n' "$label" "${RESULT[$label]}" "${COUNTS[$label]}" "${SECONDS_OF[$label]}"
+done
+echo "  total wall: $(( $(date +%s) - t0 )) s"
+echo "tlslab: $total_pass passed, $total_fail failed"
+[ "$failed_labels" -eq 0 ]
