@@ -260,6 +260,14 @@ std::string handshake(Link& l) {
   return "handshake:stalled";
 }
 
+std::string handshake_for(SSL_CTX* cctx, SSL_CTX* sctx, const char* host, unsigned hostflags) {
+  Link l = link(cctx, sctx);
+  SSL_set_hostflags(l.client.get(), hostflags);
+  SSL_set1_host(l.client.get(), host);
+  SSL_set_tlsext_host_name(l.client.get(), host);
+  return handshake(l);
+}
+
 std::string client_read_once(Link& l) {
   char buf[4096];
   ERR_clear_error();
@@ -392,11 +400,11 @@ void add_ext(X509* issuer, X509* x, int nid, const std::string& value) {
 }
 }  // namespace
 
-Minted mint(const MintSpec& spec) {
+Minted mint_leaf(const std::vector<std::string>& dns_names) {
   static Cert ca = load_cert(cert_file("ca.pem"));
   static Key ca_key = load_key(cert_file("ca.key"));
   Minted m;
-  m.key.reset(spec.rsa_bits ? EVP_RSA_gen(static_cast<unsigned>(spec.rsa_bits)) : EVP_EC_gen("P-256"));
+  m.key.reset(EVP_EC_gen("P-256"));
   m.cert.reset(X509_new());
   X509* x = m.cert.get();
   if (!m.key || !x) die("key generation failed");
@@ -409,29 +417,16 @@ Minted mint(const MintSpec& spec) {
   BN_free(bn);
   X509_gmtime_adj(X509_getm_notBefore(x), -86400);
   X509_gmtime_adj(X509_getm_notAfter(x), 30L * 86400);
-  if (!spec.cn.empty()) {
-    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
-                               reinterpret_cast<const unsigned char*>(spec.cn.c_str()), -1, -1, 0);
-  }
   X509_set_issuer_name(x, X509_get_subject_name(ca.get()));
   X509_set_pubkey(x, m.key.get());
   std::string san;
-  for (const auto& d : spec.dns) san += (san.empty() ? "" : ",") + std::string("DNS:") + d;
-  for (const auto& ip : spec.ips) san += (san.empty() ? "" : ",") + std::string("IP:") + ip;
+  for (const auto& d : dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + d;
   add_ext(ca.get(), x, NID_basic_constraints, "critical,CA:FALSE");
   add_ext(ca.get(), x, NID_ext_key_usage, "serverAuth");
   add_ext(ca.get(), x, NID_authority_key_identifier, "keyid");
-  if (!san.empty()) add_ext(ca.get(), x, NID_subject_alt_name, san);
-  if (X509_sign(x, ca_key.get(), spec.md ? spec.md : EVP_sha256()) <= 0) {
-    die("cannot sign minted certificate: " + reason_name(ERR_peek_last_error()));
-  }
+  add_ext(ca.get(), x, NID_subject_alt_name, "critical," + san);  // no subject: the SAN is critical
+  if (X509_sign(x, ca_key.get(), EVP_sha256()) <= 0) die("cannot sign: " + reason_name(ERR_peek_last_error()));
   return m;
-}
-
-void write_pem(const std::string& path, X509* cert) {
-  BIO* b = BIO_new_file(path.c_str(), "w");
-  if (!b || PEM_write_bio_X509(b, cert) != 1) die("cannot write " + path);
-  BIO_free(b);
 }
 
 double now_ms() {

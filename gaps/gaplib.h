@@ -101,6 +101,9 @@ struct Link {
 Link link(SSL_CTX* client_ctx, SSL_CTX* server_ctx, size_t client_buffer = 0);
 // Drives both handshakes; "ok" or the client's handshake_outcome.
 std::string handshake(Link& l);
+// A fresh link whose client sends SNI `host` and checks the certificate for it
+// (SSL_set1_host, with `hostflags`): "ok" or the client's handshake_outcome.
+std::string handshake_for(SSL_CTX* client_ctx, SSL_CTX* server_ctx, const char* host, unsigned hostflags = 0);
 // Reads the client side once (SSL_read into a scratch buffer); returns SSL_get_error's name
 // or "data:<n>".
 std::string client_read_once(Link& l);
@@ -132,20 +135,13 @@ std::string read_some(SSL* ssl, size_t* bytes);
 std::string in_child(const std::function<int()>& body);
 
 // --- certificates the generated set does not have ---------------------------------
-struct MintSpec {
-  std::string cn;                       // subject CN ("" for none)
-  std::vector<std::string> dns;         // subjectAltName DNS entries
-  std::vector<std::string> ips;         // subjectAltName IP entries
-  int rsa_bits = 0;                     // 0: EC P-256; else RSA of this size
-  const EVP_MD* md = nullptr;           // signature digest; default SHA-256
-};
 struct Minted {
   Cert cert;
   Key key;
 };
-// A leaf issued by the generated ca.pem/ca.key, valid from yesterday for 30 days.
-Minted mint(const MintSpec& spec);
-void write_pem(const std::string& path, X509* cert);
+// A P-256 leaf with these subjectAltName DNS entries and no subject, issued (SHA-256) by the
+// generated ca.pem/ca.key, valid from yesterday for 30 days.
+Minted mint_leaf(const std::vector<std::string>& dns_names);
 
 // --- time -------------------------------------------------------------------------
 double now_ms();  // CLOCK_MONOTONIC in milliseconds

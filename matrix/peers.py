@@ -6,6 +6,7 @@ configuration: its own chain handling, its own defaults).
 """
 from __future__ import annotations
 
+import os
 import re
 import select
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 from harness import HarnessError, Server
 
 OPENSSL_VERSION = {"1.0": "TLSv1", "1.1": "TLSv1.1", "1.2": "TLSv1.2", "1.3": "TLSv1.3"}
+ACCEPT_LINE = re.compile(rb"^ACCEPT \S+:(\d+)$", re.M)
 PEM_BLOCK = re.compile(rb"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----\n?", re.S)
 
 
@@ -21,26 +23,54 @@ class OpensslServer(Server):
     """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
 
     def _await_ready(self, timeout: float) -> int:
-        end = time.monotonic() + timeout
+        # Raw reads: s_server writes two lines at once, and select() on a buffered pipe
+        # would not wake for the second one already sitting in Python's buffer.
+        end, seen = time.monotonic() + timeout, b""
         assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
         while time.monotonic() < end:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, end - time.monotonic()))
-            line = self.proc.stdout.readline() if ready else ""
-            if not line:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            chunk = os.read(fd, 4096) if ready else b""
+            if not chunk:
                 break
-            if line.startswith("ACCEPT "):
-                return int(line.rsplit(":", 1)[1])
+            seen += chunk
+            m = ACCEPT_LINE.search(seen)
+            if m:
+                return int(m.group(1))
         self._kill()
         err = self.proc.stderr.read() if self.proc.stderr else ""
         raise HarnessError(f"{' '.join(self.argv)}: no ACCEPT line within {timeout}s; stderr: {err.strip()[-300:]}")
 
 
-def start_lab_server(row, certs: Path) -> Server:
+SECLEVEL_CONF = """\
+# written by matrix/peers.py: the servers' default security level for one row
+openssl_conf = lab_init
+[lab_init]
+ssl_conf = lab_ssl
+[lab_ssl]
+system_default = lab_level
+[lab_level]
+CipherString = DEFAULT:@SECLEVEL={level}
+"""
+
+
+def server_env(row, work: Path) -> dict | None:
+    """OPENSSL_CONF with the row's security level: applied when the server's SSL_CTX is made,
+    before it loads the chain (a 1024-bit key or a SHA-1 signature is refused at load time)."""
+    level = row.get("server_seclevel")
+    if level is None:
+        return None
+    conf = work / f"{row.name}.seclevel{level}.cnf"
+    conf.write_text(SECLEVEL_CONF.format(level=level))
+    return {**os.environ, "OPENSSL_CONF": str(conf)}
+
+
+def start_lab_server(row, certs: Path, work: Path) -> Server:
     args = ["--chain", certs / row.get("chain"), "--key", certs / row.get("key")]
     for flag, key in (("--min-version", "server_min"), ("--max-version", "server_max"), ("--ciphers", "ciphers")):
         if row.get(key):
             args += [flag, row.get(key)]
-    return Server.script("tls_server.py", *args)
+    return Server.script("tls_server.py", *args, env=server_env(row, work))
 
 
 def split_chain(chain: Path, work: Path, row_name: str) -> tuple[Path, Path | None]:
@@ -69,4 +99,4 @@ def start_openssl_server(row, certs: Path, work: Path) -> Server:
         argv += ["-cipher", row.get("ciphers")]
     # No system store: s_server would otherwise be free to complete a chain we left short on purpose.
     argv += ["-no-CAfile", "-no-CApath", "-no-CAstore"]
-    return OpensslServer(argv)
+    return OpensslServer(argv, env=server_env(row, work))

@@ -15,13 +15,16 @@ from outcomes import OutcomeNames, UnknownOutcome
 
 VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
+SERVERS = ("lab", "s_server")      # tls_server.py, openssl s_server
 SERVER_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 GROUPS = ("chain", "ca", "time", "names", "keys", "constraints", "precedence", "protocol", "trustme")
-# key -> (type, required). `bio`/`fd`/`depth` may also be a table keyed by client version.
+# key -> (type, required). `bio`/`fd` may also be a table keyed by client version ("1.2"), or by
+# version and server ("1.2 lab") where the two servers end a cell differently; `depth` by "bio 1.2".
 ROW_KEYS: dict[str, tuple[type, bool]] = {
     "name": (str, True), "group": (str, True), "reason": (str, True),
     "chain": (str, True), "key": (str, True),                       # the server's chain and key (cert files)
     "server_min": (str, False), "server_max": (str, False), "ciphers": (str, False),
+    "server_seclevel": (int, False),  # the servers' OpenSSL security level (OPENSSL_CONF), e.g. 0 to load RSA-1024
     "host": (str, False),             # --name (default hooks.test)
     "cafile": (str, False),           # --cafile (default ca.pem; "" for none)
     "no_verify": (bool, False), "partial_chain": (bool, False), "verify_depth": (int, False),
@@ -30,6 +33,7 @@ ROW_KEYS: dict[str, tuple[type, bool]] = {
     "control": (str, False),          # the nearest row that succeeds (required for failure rows)
     "interop": (bool, False),         # also run against openssl s_server (default true)
     "interop_why": (str, False),      # why not, when interop = false
+    "servers_differ": (str, False),   # why an expectation names a server ("1.2 lab"): the peers end it differently
 }
 
 Expect = Union[str, dict]
@@ -54,13 +58,19 @@ class Row:
         return self.fields.get("versions", list(VERSIONS))
 
     @property
-    def failure(self) -> bool:
-        return any(self.expected(t, v) != "ok" for t in TRANSPORTS for v in self.versions
-                   if self.expected(t, v) is not None)
+    def servers(self) -> list[str]:
+        return list(SERVERS) if self.fields.get("interop", True) else ["lab"]
 
-    def expected(self, transport: str, version: str) -> Optional[str]:
+    @property
+    def failure(self) -> bool:
+        return any(self.expected(t, v, s) not in ("ok", None)
+                   for t in TRANSPORTS for v in self.versions for s in self.servers)
+
+    def expected(self, transport: str, version: str, server: str) -> Optional[str]:
         value = self.fields.get(transport)
-        return value.get(version) if isinstance(value, dict) else value
+        if isinstance(value, dict):
+            return value.get(f"{version} {server}", value.get(version))
+        return value
 
     def expected_depth(self, transport: str, version: str) -> Optional[int]:
         value = self.fields.get("depth")
@@ -159,6 +169,8 @@ class RowFile:
         if depth is not None and not (isinstance(depth, int) or
                                       (isinstance(depth, dict) and all(isinstance(v, int) for v in depth.values()))):
             raise self.fail(row, "depth", "depth must be an integer or a table of integers")
+        if not 0 <= row.get("server_seclevel", 0) <= 5:
+            raise self.fail(row, "server_seclevel", "server_seclevel must be 0..5")
         if row.get("interop") is False and not row.get("interop_why"):
             raise self.fail(row, "interop", "interop = false needs interop_why")
 
@@ -166,16 +178,25 @@ class RowFile:
         value = row.get(transport)
         if value is None:
             return
-        items = value.items() if isinstance(value, dict) else [(v, value) for v in row.versions]
-        for version, text in items:
-            if version not in VERSIONS or not isinstance(text, str):
-                raise self.fail(row, transport, f"{transport} must be an outcome or a table keyed by 1.2/1.3")
+        texts = value.values() if isinstance(value, dict) else [value]
+        for text in texts:
+            if not isinstance(text, str):
+                raise self.fail(row, transport, f"{transport} must be an outcome or a table of outcomes")
             try:
                 self.names.parse(text)
             except UnknownOutcome as e:
                 raise self.fail(row, transport, str(e)) from e
-        if isinstance(value, dict) and set(value) != set(row.versions):
-            raise self.fail(row, transport, f"{transport} table must name exactly the versions {row.versions}")
+        if not isinstance(value, dict):
+            return
+        allowed = {*row.versions, *(f"{v} {s}" for v in row.versions for s in row.servers)}
+        if set(value) - allowed:
+            raise self.fail(row, transport, f"{transport} keys {sorted(set(value) - allowed)} are not among "
+                                            f"{sorted(allowed)}")
+        missing = [f"{v} {s}" for v in row.versions for s in row.servers if row.expected(transport, v, s) is None]
+        if missing:
+            raise self.fail(row, transport, f"{transport} says nothing for {', '.join(missing)}")
+        if any(" " in k for k in value) and not row.get("servers_differ"):
+            raise self.fail(row, transport, "an expectation that names a server needs servers_differ (why)")
 
     def select(self, names: list[str]) -> list[Row]:
         if not names:

@@ -32,7 +32,7 @@ from peers import start_lab_server, start_openssl_server  # noqa: E402
 from rows import TRANSPORTS, Row, RowError, RowFile  # noqa: E402
 from update import record  # noqa: E402
 
-SERVERS = {"lab": "tls_server.py", "s_server": "openssl s_server"}
+SERVER_PROGRAMS = {"lab": "tls_server.py", "s_server": "openssl s_server"}
 DEFAULT_HOST = "hooks.test"
 DEFAULT_CAFILE = "ca.pem"
 
@@ -93,11 +93,12 @@ def observe(cell: Cell, tlsnb: str, certs: Path, port: int, names: OutcomeNames)
 def run_unit(row: Row, server: str, args, names: OutcomeNames) -> list[Observation]:
     """One server for the row, then its cells in order."""
     cells = [Cell(row, server, t, v) for t in TRANSPORTS for v in row.versions]
+    work = Path(args.work)
     try:
-        peer = start_lab_server(row, args.certs) if server == "lab" else \
-            start_openssl_server(row, args.certs, Path(args.work))
+        peer = start_lab_server(row, args.certs, work) if server == "lab" else \
+            start_openssl_server(row, args.certs, work)
     except HarnessError as e:
-        return [Observation(c, problem=f"{SERVERS[server]} did not start: {e}") for c in cells]
+        return [Observation(c, problem=f"{SERVER_PROGRAMS[server]} did not start: {e}") for c in cells]
     try:
         return [observe(c, args.tlsnb, args.certs, peer.port, names) for c in cells]
     finally:
@@ -111,7 +112,7 @@ def expected_version(cell: Cell) -> str:
 
 def judge(gate: Gate, obs: Observation, names: OutcomeNames, rerun: str) -> None:
     cell = obs.cell
-    want = cell.row.expected(cell.transport, cell.version)
+    want = cell.row.expected(cell.transport, cell.version, cell.server)
     want_depth = cell.row.expected_depth(cell.transport, cell.version) if want and "X509_V_ERR_" in want else None
     if obs.problem:
         gate.check(cell.label(), False, f"{obs.problem}  (rerun: {rerun})")
@@ -150,8 +151,8 @@ def main() -> int:
     except (RowError, UnknownOutcome, OSError) as e:
         print(f"run_matrix.py: {e}", file=sys.stderr)
         return 2
-    units = [(row, server) for row in selected for server in SERVERS
-             if server == "lab" or (row.get("interop", True) and not args.no_interop)]
+    units = [(row, server) for row in selected for server in row.servers
+             if server == "lab" or not args.no_interop]
     gate, lock, observations = Gate("matrix"), threading.Lock(), []
     start = time.monotonic()
 

@@ -1,8 +1,9 @@
 """--update: rewrite each observed row's `bio`, `fd` and `depth` lines from what was observed.
 
 Only those three lines of a row change (comments, order and every other key stay);
-the diff is printed. Cells the servers disagree on, or that could not run, are not
-recorded: they are listed, and the row keeps its old lines.
+the diff is printed. A row with a cell that could not run is not recorded (it is
+listed and keeps its old lines); cells the two servers end differently are recorded
+per server, and the row then needs a servers_differ reason written by a person.
 """
 from __future__ import annotations
 
@@ -22,34 +23,37 @@ def toml_value(value) -> str:
     return json.dumps(value) if isinstance(value, str) else str(value)
 
 
-def collapse(per_version: dict):
-    """One value when every version agrees, else a table keyed by version."""
-    values = set(per_version.values())
-    return values.pop() if len(values) == 1 else dict(sorted(per_version.items()))
+def collapse(row: Row, per_cell: dict[tuple[str, str], str]):
+    """One value when every cell agrees; else a table by version, split by server only where they disagree."""
+    if len(set(per_cell.values())) == 1:
+        return next(iter(per_cell.values()))
+    table: dict[str, str] = {}
+    for v in row.versions:
+        found = {s: per_cell[(v, s)] for s in row.servers if (v, s) in per_cell}
+        if len(set(found.values())) == 1:
+            table[v] = next(iter(found.values()))
+        else:
+            table.update({f"{v} {s}": o for s, o in found.items()})
+    return table
 
 
 def recorded_lines(row: Row, observations: list) -> tuple[dict | None, list[str]]:
     """The new bio/fd/depth values of one row, or None with the reasons it cannot be recorded."""
     mine = [o for o in observations if o.cell.row is row]
     problems = [f"{o.cell.label()}: {o.problem}" for o in mine if o.problem]
-    by_cell: dict[tuple[str, str], set] = {}
-    depths: dict[str, int] = {}
-    for o in mine:
-        if o.problem:
-            continue
-        by_cell.setdefault((o.cell.transport, o.cell.version), set()).add(o.outcome)
-        if o.depth is not None:
-            depths[f"{o.cell.transport} {o.cell.version}"] = o.depth
-    for (transport, version), outcomes in by_cell.items():
-        if len(outcomes) > 1:
-            problems.append(f"{row.name} {transport} {version}: the servers disagree: {sorted(outcomes)}")
-    if problems or not by_cell:
+    if problems or not mine:
         return None, problems
-    values = {t: collapse({v: next(iter(by_cell[(t, v)])) for v in row.versions}) for t in TRANSPORTS}
+    values: dict = {}
+    for t in TRANSPORTS:
+        values[t] = collapse(row, {(o.cell.version, o.cell.server): o.outcome for o in mine if o.cell.transport == t})
+    depths = {f"{o.cell.transport} {o.cell.version}": o.depth for o in mine if o.depth is not None}
     if depths:
         uniform = set(depths.values())
         values["depth"] = uniform.pop() if len(uniform) == 1 else dict(sorted(depths.items()))
-    return values, []
+    if any(isinstance(values[t], dict) and any(" " in k for k in values[t]) for t in TRANSPORTS) \
+            and not row.get("servers_differ"):
+        problems.append(f"{row.name}: the servers end some cells differently; write servers_differ (why)")
+    return values, problems
 
 
 def rewrite_block(lines: list[str], values: dict) -> list[str]:
@@ -71,8 +75,9 @@ def record(path: Path, rows: RowFile, observations: list) -> None:
     observed = {o.cell.row.name: o.cell.row for o in observations}
     for name in sorted(observed, key=lambda n: -blocks[n][0]):  # bottom up: earlier offsets stay valid
         values, problems = recorded_lines(observed[name], observations)
+        if problems:
+            print(f"update: {name}: " + "; ".join(problems))
         if values is None:
-            print(f"update: {name} not recorded: " + "; ".join(problems))
             continue
         begin, end = blocks[name]
         lines[begin:end] = rewrite_block(lines[begin:end], values)

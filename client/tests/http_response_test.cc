@@ -41,12 +41,12 @@ TEST(HttpResponse, BytesOfTheNextResponseAreLeft) {
 
 TEST(HttpResponse, EmptyBodyIsComplete) {
   expect_same_in_every_step("HTTP/1.1 204 No Content\r\n\r\n", "complete 204 27");
-  expect_same_in_every_step("HTTP/1.1 200 OK\r\ncontent-length:0\r\n\r\n", "complete 200 38");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\ncontent-length:0\r\n\r\n", "complete 200 37");
 }
 
 TEST(HttpResponse, ChunkedIsReportedNotWaitedFor) {
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-                            "chunked 200 46");
+                            "chunked 200 45");
 }
 
 TEST(HttpResponse, MissingLengthIsMalformed) {
@@ -57,7 +57,7 @@ TEST(HttpResponse, GarbageIsMalformed) {
   expect_same_in_every_step("SSH-2.0-OpenSSH\r\n", "malformed 0 17");
   expect_same_in_every_step("HTTP/1.1 2x0 OK\r\n", "malformed 0 17");
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "malformed 200 37");
-  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n", "malformed 200 54");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n", "malformed 200 55");
 }
 
 TEST(HttpResponse, AnOverlongHeaderLineIsMalformedNotBuffered) {

@@ -37,6 +37,7 @@ TEST(Outcome, EmptyErrorQueueMeansPeerClosedWithoutAlert) {
 }
 
 TEST(Outcome, FirstOpenSslErrorIsTheDetail) {
+  OPENSSL_init_ssl(OPENSSL_INIT_LOAD_SSL_STRINGS, nullptr);  // tlsnb's SSL_CTX_new does this
   ERR_clear_error();
   ERR_raise(ERR_LIB_SSL, SSL_R_TLSV1_ALERT_PROTOCOL_VERSION);
   ERR_raise(ERR_LIB_SSL, SSL_R_UNEXPECTED_EOF_WHILE_READING);

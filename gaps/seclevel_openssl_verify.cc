@@ -1,4 +1,4 @@
-// gaps/seclevel_and_openssl_verify: a TLS client on Debian runs at security level 2,
+// gaps/seclevel_openssl_verify: a TLS client on Debian runs at security level 2,
 // which refuses an RSA-1024 leaf (80-bit) and a SHA-1 signature. `openssl verify` does
 // not apply the TLS security level (its -auth_level defaults to none), so it says OK for
 // both and is no oracle for what a client will accept.
@@ -12,9 +12,7 @@ namespace {
 
 std::string connect_to(SSL_CTX* cctx, const std::string& cert) {
   gap::Ctx sctx = gap::server_ctx(cert);
-  gap::Link l = gap::link(cctx, sctx.get());
-  SSL_set1_host(l.client.get(), "hooks.test");
-  return gap::handshake(l);
+  return gap::handshake_for(cctx, sctx.get(), "hooks.test");
 }
 
 // `openssl verify [extra] -CAfile ca.pem NAME.pem`: "OK", or the X509_V_ERR name it reports.

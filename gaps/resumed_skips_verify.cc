@@ -1,4 +1,4 @@
-// gaps/resumption_skips_verify: a resumed handshake carries no certificate, so nothing is
+// gaps/resumed_skips_verify: a resumed handshake carries no certificate, so nothing is
 // verified: a session saved for hooks.test and offered for other.test connects, with
 // SSL_set1_host("other.test") set and a verify result of OK. Hence the client's session
 // cache key includes the name, the port and the trust configuration.

@@ -1,4 +1,4 @@
-// gaps/write_retry_moving_buffer: after SSL_write says "want write", OpenSSL expects the
+// gaps/partial_write_modes: after SSL_write says "want write", OpenSSL expects the
 // retry to pass the same buffer address; a buffer that moved (a std::string that grew, a
 // queue that compacted) fails with "bad write retry" unless
 // SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER is set. Without SSL_MODE_ENABLE_PARTIAL_WRITE a

@@ -1,4 +1,4 @@
-// gaps/int_result_in_unsigned: SSL_read returns int, and -1 means "no bytes" (see
+// gaps/int_result_unsigned: SSL_read returns int, and -1 means "no bytes" (see
 // SSL_get_error). Kept in a size_t or an unsigned it becomes a huge count, and the usual
 // `if (n <= 0)` error test is false: a failed read is taken for data. The C++ form of the
 // seed's finding that a C int read as 64 bits turned -1 into 4294967295.

@@ -1,4 +1,4 @@
-// gaps/close_drops_queue: Trantor's old shutdown() closed the socket at once: application
+// gaps/trantor_shutdown: Trantor's old shutdown() closed the socket at once: application
 // data still in its send queue was lost and no close_notify was sent, so the peer saw a
 // truncated stream. A shutdown that first flushes the queue, then sends close_notify,
 // then closes, delivers every byte and ends cleanly.

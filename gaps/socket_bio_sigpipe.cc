@@ -1,4 +1,4 @@
-// gaps/sigpipe_socket_bio: OpenSSL's socket BIO writes with write(2), so writing to a
+// gaps/socket_bio_sigpipe: OpenSSL's socket BIO writes with write(2), so writing to a
 // peer that has gone raises SIGPIPE and kills a process with the default disposition;
 // the memory-BIO path sends its ciphertext with send(MSG_NOSIGNAL) and gets EPIPE.
 //

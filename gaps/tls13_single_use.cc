@@ -1,4 +1,4 @@
-// gaps/tls13_session_single_use: a TLS 1.3 session (one ticket) is meant for one
+// gaps/tls13_single_use: a TLS 1.3 session (one ticket) is meant for one
 // resumption (RFC 8446 section C.4). Observed: what the client's saved session says after
 // it was used once, and whether offering it a second time resumes, against a server with
 // stateless tickets (OpenSSL's default) and one with stateful tickets (SSL_OP_NO_TICKET).
