@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "deadline_queue.h"
 #include "http_response.h"
 #include "options.h"
 #include "outcome.h"
@@ -48,6 +49,8 @@ struct Shared {
   std::string session_key;   // (name, port, trust) for this run
   std::string request;       // one whole HTTP request (headers and body), sent K times
   int epoll_fd = -1;
+  DeadlineQueue* timers = nullptr;  // tokens: conn << 1 | TimerKind
+  enum TimerKind : uint64_t { deadline_timer = 0, hold_timer = 1 };
   long open_fds = 0;         // descriptors this process holds for attempts and lookups
   long peak_fds = 0;
   void fd_opened();

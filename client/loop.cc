@@ -43,7 +43,7 @@ void Loop::admit(int64_t now) {
     Attempt* raw = attempt.get();
     try {
       live_[conn] = raw;
-      timers_.arm(now + options_.deadline_ms, conn << 1 | deadline, 0);
+      timers_.arm(now + options_.deadline_ms, conn << 1 | Shared::deadline_timer, 0);
       if (resolver_) {
         raw->set_state(Attempt::State::resolving);
         resolving_[conn] = std::move(attempt);
@@ -53,7 +53,6 @@ void Loop::admit(int64_t now) {
       in_addr addr{};
       inet_pton(AF_INET, options_.dial_literal().c_str(), &addr);
       start_dial(std::move(attempt), ntohl(addr.s_addr));
-      if (!raw->done() && options_.hold_ms > 0) timers_.arm(now + options_.hold_ms, conn << 1 | hold, 0);
     } catch (const std::bad_alloc&) {
       raw->finish(setup_outcome(SetupFailure::out_of_memory));
       if (attempt) finished_.push_back(std::move(attempt));  // else a slot or the lookup table holds it
@@ -66,7 +65,7 @@ void Loop::fire(const Timer& timer) {
   auto it = live_.find(conn);
   if (it == live_.end() || it->second->done()) return;  // already over: a lazily cancelled timer
   Attempt* attempt = it->second;
-  if ((timer.token & 1) == hold) {
+  if ((timer.token & 1) == Shared::hold_timer) {
     attempt->on_hold_over();
     return;
   }
@@ -107,9 +106,7 @@ void Loop::settle_lookups() {
       finished_.push_back(std::move(attempt));
       continue;
     }
-    uint64_t conn = attempt->conn();
     start_dial(std::move(attempt), ntohl(lookup.addrs[static_cast<size_t>(pin.chosen)].s_addr));
-    if (options_.hold_ms > 0) timers_.arm(monotonic_ms() + options_.hold_ms, conn << 1 | hold, 0);
   }
   // attempts whose deadline ended their lookup
   for (auto it = resolving_.begin(); it != resolving_.end();) {
@@ -150,6 +147,7 @@ bool Loop::run(RunStats* stats, std::string* error) {
   }
   Descriptor epoll_owner(epfd);
   shared_.epoll_fd = epfd;
+  shared_.timers = &timers_;
   shared_.fd_opened();
   slots_.resize(static_cast<size_t>(options_.parallel));
   for (long i = options_.parallel - 1; i >= 0; --i) free_slots_.push_back(static_cast<int>(i));

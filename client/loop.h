@@ -35,7 +35,6 @@ class Loop {
   bool run(RunStats* stats, std::string* error);
 
  private:
-  enum TimerKind : uint64_t { deadline = 0, hold = 1 };
   void admit(int64_t now);
   void start_dial(std::unique_ptr<Attempt> attempt, uint32_t addr);
   void fire(const Timer& timer);

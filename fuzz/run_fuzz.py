@@ -73,7 +73,7 @@ def fuzz(gate: Gate, fuzzer: Path, target: str, corpus: Path, work: Path, runs: 
     seconds = time.monotonic() - start
     (work / "fuzz" / f"{target}.log").write_text(proc.stderr)
     executed = stat(proc.stderr, "number_of_executed_units")
-    rate = stat(proc.stderr, "average_exec_per_sec")
+    rate = f"{int(executed) / seconds:,.0f}" if executed.isdigit() and seconds > 0 else "?"
     cov = re.findall(r"cov: (\d+) ft: (\d+)", proc.stderr)
     if proc.returncode != 0:
         artifact = re.findall(r"Test unit written to (\S+)", proc.stderr)

@@ -19,17 +19,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import PY, ROOT, Gate
+from harness import ROOT, Gate
 
 HERE = Path(__file__).resolve().parent
 COLUMNS = ["name", "expected", "reason", "guard", "fix_at"]
 SKIP_EXIT = 77
 TIMEOUT_S = 60
 
-# Arguments a gap needs beyond --certs.
-EXTRA_ARGS = {
-    "getaddrinfo_blocks": ["--dns-stub", str(ROOT / "servers" / "dns_stub.py")],
-}
+DNS_STUB = ROOT / "servers" / "dns_stub.py"
+# Arguments a gap needs beyond --certs, and files it cannot run without (else SKIP).
+EXTRA_ARGS = {"getaddrinfo_blocks": ["--dns-stub", str(DNS_STUB)]}
+REQUIRES = {"getaddrinfo_blocks": [DNS_STUB]}
 
 
 class BadInput(Exception):
@@ -92,6 +92,10 @@ def differences(expected: str, observed: str) -> str:
 
 def check(gate: Gate, row: dict[str, str], bin_dir: Path, certs: str) -> None:
     name = row["name"]
+    absent = [str(p.relative_to(ROOT)) for p in REQUIRES.get(name, []) if not p.is_file()]
+    if absent:
+        gate.skip(name, f"{', '.join(absent)} is not there")
+        return
     run = run_gap(bin_dir, name, certs)
     if run.rc == SKIP_EXIT:
         gate.skip(name, run.stderr or "cannot be set up here")

@@ -49,14 +49,15 @@ def main() -> int:
                            f"wall_ms={s.get('wall_ms', 0):.0f}")
             # 2,000 through 64 slots; the figures are the issue's.
             if case(f"through64/{t}"):
-                r = tlsnb(ok_server.port, *ca, "--transport", t, "--count", 2000, "--parallel", 64)
+                r = tlsnb(ok_server.port, *ca, "--transport", t, "--count", 2000, "--parallel", 64, "--deadline-ms", 20000)
                 s = r.summary
                 gate.check(f"through64/{t}", r.rc == 0 and s.get("ok") == 2000,
                            f"ok={s.get('ok')} wall_ms={s.get('wall_ms', 0):.0f} "
                            f"cpu_ms_per_conn={s.get('cpu_ms_per_conn', 0):.3f} rss_kib={s.get('rss_kib')}")
             # Resumption: every attempt after the first wave resumes (TLS 1.3 tickets are single-use).
             if case(f"resume/{t}"):
-                r = tlsnb(ok_server.port, *ca, "--transport", t, "--count", 2000, "--parallel", 64, "--resume")
+                r = tlsnb(ok_server.port, *ca, "--transport", t, "--count", 2000, "--parallel", 64, "--resume",
+                          "--deadline-ms", 20000)
                 s = r.summary
                 gate.check(f"resume/{t}", r.rc == 0 and s.get("resumed", 0) >= 2000 - 64 - 64,
                            f"resumed={s.get('resumed')} of 2000 cpu_ms_per_conn={s.get('cpu_ms_per_conn', 0):.3f}")

@@ -1,0 +1,142 @@
+/* The heap shim's table of live blocks (TLSLAB_HEAP_LIVE=sizes|stacks): which blocks are still
+ * outstanding at exit, their sizes and, with stacks, where they were allocated. A leak's count
+ * says that something leaked; this says what. The table lives in its own mapping (never in the
+ * heap it watches) and is guarded by a spin lock: it is only used for one short diagnostic run.
+ */
+#define _GNU_SOURCE
+#include "heap_live.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define LIVE_BITS 20 /* 1,048,576 slots; tracking stops (and says so) past three quarters */
+
+struct entry {
+  uintptr_t ptr; /* 0: empty */
+  size_t size;
+  void *stack[LIVE_FRAMES];
+};
+
+static struct entry *table;
+static size_t used;
+static int overflow;
+static enum live_mode mode;
+static char spin;
+
+static void lock(void) {
+  while (__atomic_test_and_set(&spin, __ATOMIC_ACQUIRE)) {
+  }
+}
+
+static void unlock(void) { __atomic_clear(&spin, __ATOMIC_RELEASE); }
+
+static size_t slot_of(uintptr_t p) { return (size_t)(((uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - LIVE_BITS)); }
+
+#define MASK (((size_t)1 << LIVE_BITS) - 1)
+
+int live_start(enum live_mode m) {
+  void *t = mmap(NULL, sizeof(struct entry) << LIVE_BITS, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (t == MAP_FAILED) return 0;
+  table = t;
+  mode = m;
+  return 1;
+}
+
+enum live_mode live_mode(void) { return table ? mode : LIVE_OFF; }
+
+void live_add(void *p, size_t size, void *const *stack, int frames) {
+  if (!table || !p) return;
+  lock();
+  if (used >= (MASK + 1) / 4 * 3) {
+    overflow = 1;
+  } else {
+    size_t i = slot_of((uintptr_t)p);
+    while (table[i].ptr && table[i].ptr != (uintptr_t)p) i = (i + 1) & MASK;
+    if (!table[i].ptr) used++;
+    table[i].ptr = (uintptr_t)p;
+    table[i].size = size;
+    memset(table[i].stack, 0, sizeof table[i].stack);
+    for (int f = 0; f < frames && f < LIVE_FRAMES; f++) table[i].stack[f] = stack[f];
+  }
+  unlock();
+}
+
+/* Linear probing with backward-shift deletion: no tombstones, lookups stay short. */
+void live_remove(void *p) {
+  if (!table || !p) return;
+  lock();
+  size_t i = slot_of((uintptr_t)p);
+  while (table[i].ptr && table[i].ptr != (uintptr_t)p) i = (i + 1) & MASK;
+  if (table[i].ptr) {
+    used--;
+    for (size_t j = (i + 1) & MASK; table[j].ptr; j = (j + 1) & MASK) {
+      size_t home = slot_of(table[j].ptr);
+      /* move j back into the hole at i when its home is not in (i, j] */
+      if (((j - home) & MASK) >= ((j - i) & MASK)) {
+        table[i] = table[j];
+        i = j;
+      }
+    }
+    table[i].ptr = 0;
+  }
+  unlock();
+}
+
+static size_t append(char *out, size_t at, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static size_t append(char *out, size_t at, size_t cap, const char *fmt, ...) {
+  if (at >= cap) return at;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(out + at, cap - at, fmt, ap);
+  va_end(ap);
+  return n < 0 ? at : at + (size_t)n;
+}
+
+static void sort_sizes(size_t *v, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      size_t t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+}
+
+size_t live_sizes_json(char *out, size_t cap) {
+  static size_t sizes[LIVE_LISTED];
+  size_t n = 0, at = 0;
+  for (size_t i = 0; table && i <= MASK && n < LIVE_LISTED; i++)
+    if (table[i].ptr) sizes[n++] = table[i].size;
+  sort_sizes(sizes, n);
+  at = append(out, at, cap, ",\"live_overflow\":%s,\"live_sizes\":[", overflow ? "true" : "false");
+  for (size_t i = 0; i < n; i++) at = append(out, at, cap, "%s%zu", i ? "," : "", sizes[i]);
+  return append(out, at, cap, "]");
+}
+
+size_t live_stacks_text(char *out, size_t cap) {
+  size_t at = 0, listed = 0;
+  for (size_t i = 0; table && i <= MASK && listed < LIVE_LISTED; i++) {
+    if (!table[i].ptr) continue;
+    listed++;
+    at = append(out, at, cap, "tlslab-heap-shim-live %zu bytes:", table[i].size);
+    for (int f = 0; f < LIVE_FRAMES && table[i].stack[f]; f++) {
+      Dl_info info;
+      void *pc = table[i].stack[f];
+      if (dladdr(pc, &info) && info.dli_sname)
+        at = append(out, at, cap, " %s+0x%tx", info.dli_sname, (char *)pc - (char *)info.dli_saddr);
+      else if (dladdr(pc, &info) && info.dli_fname)
+        at = append(out, at, cap, " %s+0x%tx", strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1
+                                                                               : info.dli_fname,
+                    (char *)pc - (char *)info.dli_fbase);
+      else
+        at = append(out, at, cap, " %p", pc);
+    }
+    at = append(out, at, cap, "\n");
+  }
+  return at;
+}
