@@ -5,10 +5,10 @@
 
 Writes NAME.pem (the certificate, then its issuers up to but not including the
 self-signed root: the chain a server sends), NAME.key (its private key, PEM), one
-file per [[bundle]], and manifest.json (every row of pki.toml with its files, the
+file per [[bundle]], NAME.crl per [[crl]], and manifest.json (every row of pki.toml with its files, the
 tool that made it and the reason it exists). Keys are random; names, serials,
 dates and extensions are fixed by pki.toml, so the structure is the same on every
-run. The folder is emptied of .pem/.key files first, so nothing stale survives.
+run. The folder is emptied of .pem/.key/.crl files first, so nothing stale survives.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from pki import Issued, PkiError, bundle_pem, make_cert
+from pki import Issued, PkiError, bundle_pem, crl_pem, make_cert
 
 HERE = Path(__file__).resolve().parent
 
@@ -30,6 +30,15 @@ def load_spec(path: Path) -> dict:
             return tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise PkiError(f"{path}: {e}") from e
+
+
+def table_lines(text: str, table: str) -> list[int]:
+    """The line of each [[table]] header, in order."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == f"[[{table}]]"]
+
+
+def at_line(spec_path: Path, line: int, err: Exception) -> PkiError:
+    return PkiError(f"{spec_path}:{line}: {err}")
 
 
 def write_cert(out: Path, made: Issued) -> list[str]:
@@ -47,22 +56,35 @@ def write_cert(out: Path, made: Issued) -> list[str]:
 def generate(spec_path: Path, out: Path) -> dict:
     spec = load_spec(spec_path)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in [*out.glob("*.pem"), *out.glob("*.key")]:
+    for stale in [*out.glob("*.pem"), *out.glob("*.key"), *out.glob("*.crl"), *out.glob("manifest.json")]:
         stale.unlink()
     registry: dict[str, Issued] = {}
     manifest: dict = {"generator": "certs/gen.py", "spec": "certs/pki.toml",
                       "spec_sha256": hashlib.sha256(spec_path.read_bytes()).hexdigest(),
-                      "certs": {}, "bundles": {}}
-    for row in spec.get("cert", []):
-        made = make_cert(row, registry, spec.get("defaults", {}), out)
+                      "certs": {}, "bundles": {}, "crls": {}}
+    text = spec_path.read_text()
+    for row, line in zip(spec.get("cert", []), table_lines(text, "cert")):
+        try:
+            made = make_cert(row, registry, spec.get("defaults", {}), out)
+        except (PkiError, ValueError, KeyError, TypeError) as e:
+            raise at_line(spec_path, line, e) from e
         registry[made.name] = made
         manifest["certs"][made.name] = {**made.describe(), "files": write_cert(out, made)}
-    for row in spec.get("bundle", []):
-        name = row["name"]
-        (out / f"{name}.pem").write_bytes(bundle_pem(row, registry))
-        manifest["bundles"][name] = {"files": [f"{name}.pem"], "certs": row["certs"], "what": row["what"]}
-    manifest["files"] = sorted(f for entry in [*manifest["certs"].values(), *manifest["bundles"].values()]
-                               for f in entry["files"])
+    for row, line in zip(spec.get("bundle", []), table_lines(text, "bundle")):
+        try:
+            (out / f"{row['name']}.pem").write_bytes(bundle_pem(row, registry))
+        except (PkiError, KeyError) as e:
+            raise at_line(spec_path, line, e) from e
+        manifest["bundles"][row["name"]] = {"files": [f"{row['name']}.pem"], "certs": row["certs"], "what": row["what"]}
+    for row, line in zip(spec.get("crl", []), table_lines(text, "crl")):
+        try:
+            (out / f"{row['name']}.crl").write_bytes(crl_pem(row, registry, spec["defaults"]))
+        except (PkiError, KeyError) as e:
+            raise at_line(spec_path, line, e) from e
+        manifest["crls"][row["name"]] = {"files": [f"{row['name']}.crl"], "issuer": row["issuer"],
+                                         "revoked": row["revoked"], "what": row["what"], "tool": "cryptography"}
+    entries = [*manifest["certs"].values(), *manifest["bundles"].values(), *manifest["crls"].values()]
+    manifest["files"] = sorted(f for entry in entries for f in entry["files"])
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
@@ -77,7 +99,8 @@ def main() -> int:
     except PkiError as e:
         print(f"gen.py: {e}", file=sys.stderr)
         return 2
-    print(f"gen.py: {len(manifest['certs'])} certificates, {len(manifest['bundles'])} bundles in {args.out}")
+    print(f"gen.py: {len(manifest['certs'])} certificates, {len(manifest['bundles'])} bundles, "
+          f"{len(manifest['crls'])} CRLs in {args.out}")
     return 0
 
 

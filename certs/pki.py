@@ -10,7 +10,7 @@ import datetime
 import hashlib
 import ipaddress
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -54,7 +54,6 @@ class Issued:
     row: dict
     tool: str
     trustme: Any = None           # the trustme.CA behind a trustme CA row
-    extra: dict = field(default_factory=dict)
 
     @property
     def self_signed(self) -> bool:
@@ -162,6 +161,8 @@ def extensions(row: dict, public_key, issuer: Optional[Issued]) -> list[tuple[x5
         flags = {f: False for f in KU_FLAGS}
         flags.update({KU[k]: True for k in d["key_usage"]})
         exts.append((x509.KeyUsage(**flags), True))
+    if set(d["eku"]) - set(EKU):
+        raise PkiError(f"row {row['name']}: unknown EKU {sorted(set(d['eku']) - set(EKU))} (known: {', '.join(EKU)})")
     if d["eku"]:
         exts.append((x509.ExtendedKeyUsage([EKU[e] for e in d["eku"]]), False))
     names = [f"dns:n{i:04d}.fill.test" for i in range(d.get("san_fill", 0))] + d.get("san", [])
@@ -213,7 +214,7 @@ def make_with_cryptography(row: dict, issuer: Optional[Issued], defaults: dict, 
     return Issued(row["name"], cert, key, key_pem(key), issuer, row, "cryptography")
 
 
-def make_with_trustme(row: dict, issuer: Optional[Issued], defaults: dict) -> Issued:
+def make_with_trustme(row: dict, issuer: Optional[Issued]) -> Issued:
     import trustme  # only these rows need it
     if row.get("ca"):
         ca = trustme.CA(parent_cert=issuer.trustme if issuer else None, organization_unit_name=row["name"])
@@ -255,11 +256,32 @@ def make_cert(row: dict, registry: dict, defaults: dict, out: Path) -> Issued:
     if tool == "cryptography":
         return make_with_cryptography(row, issuer, defaults, registry)
     if tool == "trustme":
-        return make_with_trustme(row, issuer, defaults)
+        return make_with_trustme(row, issuer)
     if tool == "openssl":
         from openssl_cli import make_with_openssl
         return make_with_openssl(row, issuer, defaults, registry, out)
     raise PkiError(f"row {row['name']}: unknown tool {tool!r}")
+
+
+def crl_pem(row: dict, registry: dict, defaults: dict) -> bytes:
+    """A [[crl]]: the issuer's CRL listing the named certificates as revoked (dated at not_before)."""
+    for k in ("name", "what", "issuer", "revoked"):
+        if k not in row:
+            raise PkiError(f"crl {row.get('name', '?')}: missing {k!r}")
+    issuer = lookup(registry, row["issuer"], row["name"])
+    when = utc(defaults["not_before"], row["name"], "not_before")
+    builder = (x509.CertificateRevocationListBuilder()
+               .issuer_name(issuer.cert.subject)
+               .last_update(when)
+               .next_update(utc(defaults["not_after"], row["name"], "not_after")))
+    for name in row["revoked"]:
+        revoked = lookup(registry, name, row["name"])
+        if revoked.issuer is not issuer:
+            raise PkiError(f"crl {row['name']}: {name} is not issued by {issuer.name}")
+        builder = builder.add_revoked_certificate(
+            x509.RevokedCertificateBuilder().serial_number(revoked.cert.serial_number).revocation_date(when).build())
+    crl = builder.sign(issuer.key, HASHES["sha256"]())
+    return crl.public_bytes(serialization.Encoding.PEM)
 
 
 def bundle_pem(row: dict, registry: dict) -> bytes:

@@ -1,6 +1,7 @@
 #include "dns_stream.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace dns {
 
@@ -37,15 +38,16 @@ size_t FrameReader::advance_length_low(Span chunk, size_t at) {
   length_ |= chunk.data[at];
   // A zero length frames nothing: no DNS message is empty (RFC 1035 4.2.2).
   state_ = length_ == 0 ? State::failed : State::body;
-  body_.clear();
-  body_.reserve(length_);
+  body_.resize(length_);
+  filled_ = 0;
   return at + 1;
 }
 
 size_t FrameReader::advance_body(Span chunk, size_t at) {
-  size_t take = std::min(length_ - body_.size(), chunk.size - at);
-  body_.insert(body_.end(), chunk.data + at, chunk.data + at + take);
-  if (body_.size() == length_) {
+  size_t take = std::min(length_ - filled_, chunk.size - at);
+  std::memcpy(body_.data() + filled_, chunk.data + at, take);
+  filled_ += take;
+  if (filled_ == length_) {
     whole_.push_back(std::move(body_));
     body_ = {};
     state_ = State::length_high;

@@ -38,7 +38,8 @@ class FrameReader {
   size_t advance_body(Span chunk, size_t at);
 
   State state_ = State::length_high;
-  size_t length_ = 0;
+  size_t length_ = 0;  // of the message being read
+  size_t filled_ = 0;  // octets of it read so far
   std::vector<uint8_t> body_;
   std::deque<std::vector<uint8_t>> whole_;
 };

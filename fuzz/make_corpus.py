@@ -127,7 +127,7 @@ def main() -> int:
     folder = out / "fuzz_dns_stream"
     folder.mkdir(parents=True)
     framed = {name: struct.pack(">H", len(data)) + data for name, data in msgs.items() if data}
-    chunkings = {"whole": b"\x00", "bytes": b"\x01\x01", "odd": b"\x03\x01\x07\x02"}
+    chunkings = {"whole": b"\x00", "bytes": bytes([16]) + b"\x01" * 16, "odd": b"\x05\x01\x07\x00\x02\x2a"}
     for chunk_name, prefix in chunkings.items():
         write(folder, f"a_one_{chunk_name}", prefix + framed["a_one"])
         write(folder, f"three_{chunk_name}", prefix + framed["a_one"] + framed["cname_chain"] + framed["nxdomain"])

@@ -200,13 +200,11 @@ void attach_memory_bios(SSL* ssl) {
 }
 }  // namespace
 
-size_t Link::deliver_to_client() {
-  return move_bytes(SSL_get_wbio(server.get()), wire ? wire.get() : SSL_get_rbio(client.get()));
+size_t Link::pump() {
+  BIO* client_side = wire.get();  // a bounded client reads and writes through its pair
+  size_t up = move_bytes(client_side ? client_side : SSL_get_wbio(client.get()), SSL_get_rbio(server.get()));
+  return up + move_bytes(SSL_get_wbio(server.get()), client_side ? client_side : SSL_get_rbio(client.get()));
 }
-size_t Link::deliver_to_server() {
-  return move_bytes(wire ? wire.get() : SSL_get_wbio(client.get()), SSL_get_rbio(server.get()));
-}
-size_t Link::pump() { return deliver_to_server() + deliver_to_client(); }
 
 Link link(SSL_CTX* cctx, SSL_CTX* sctx, size_t client_buffer) {
   Link l;
@@ -247,11 +245,7 @@ std::string handshake(Link& l) {
   bool cdone = false, sdone = false, sfailed = false;
   int clast = 0, slast = 0;
   for (int round = 0; round < 64; ++round) {
-    if (step(l.client.get(), cdone, clast) < 0) {
-      std::string outcome = handshake_outcome(l.client.get(), clast);
-      l.pump();  // let the server read the alert
-      return outcome;
-    }
+    if (step(l.client.get(), cdone, clast) < 0) return handshake_outcome(l.client.get(), clast);
     if (!sfailed && step(l.server.get(), sdone, slast) < 0) sfailed = true;
     size_t moved = l.pump();
     if (cdone && sdone && moved == 0) return "ok";

@@ -77,7 +77,8 @@ std::string verify_name(long v);              // "HOSTNAME_MISMATCH", or the num
 std::string handshake_outcome(SSL* client, int ret);
 
 // --- contexts ---------------------------------------------------------------------
-// A server serving NAME.pem/NAME.key from the certificate folder.
+// A server serving NAME.pem/NAME.key from the certificate folder, at security level 0 (it
+// serves RSA-1024 or SHA-1 when told to: only the client's level is ever under test).
 Ctx server_ctx(const std::string& name = "leaf-ecdsa");
 Ctx server_ctx(X509* cert, EVP_PKEY* key);
 // A client with OpenSSL's defaults plus: trusts ca.pem, SSL_VERIFY_PEER. No name check,
@@ -91,9 +92,6 @@ struct Link {
   std::unique_ptr<BIO, Free> wire;
   // Moves every pending byte both ways; returns how many moved.
   size_t pump();
-  // Moves only the server's bytes to the client (tickets, data, alerts).
-  size_t deliver_to_client();
-  size_t deliver_to_server();
 };
 // client_buffer 0: the client writes into an unbounded memory BIO. Otherwise the client
 // sits on a BIO pair that holds at most client_buffer bytes of its output, so its

@@ -1,7 +1,6 @@
-// gaps/no_set1_host: SNI only tells the server which name is wanted; OpenSSL
-// checks the certificate's name only when told to (SSL_set1_host or
-// X509_VERIFY_PARAM_set1_host). Without it a chain that verifies, issued for another
-// name, is accepted.
+// gaps/no_set1_host: SNI only tells the server which name is wanted; OpenSSL checks the
+// certificate's name only when told to (SSL_set1_host or X509_VERIFY_PARAM_set1_host).
+// Without it a chain that verifies, issued for another name, is accepted.
 #include <openssl/x509_vfy.h>
 
 #include "gaplib.h"

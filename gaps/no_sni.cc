@@ -1,6 +1,6 @@
-// gaps/no_sni: SSL_set1_host sets the name to check, not the name to
-// send. Without SSL_set_tlsext_host_name no SNI goes out, and a server that picks its
-// certificate by SNI serves its default (here other.test), which then fails the check.
+// gaps/no_sni: SSL_set1_host sets the name to check, not the name to send. Without
+// SSL_set_tlsext_host_name no SNI goes out, and a server that picks its certificate by SNI
+// serves its default (here other.test), which then fails the check.
 #include "gaplib.h"
 
 namespace {

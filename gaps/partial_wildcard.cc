@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   const unsigned no_partial = X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS;
   gap::Observation obs;
   obs.add("f*.hooks.test", gap::handshake_for(cctx.get(), partial.get(), "foo.hooks.test"));
-  obs.add("f*.hooks.test+NO_PARTIAL_WILDCARDS", gap::handshake_for(cctx.get(), partial.get(), "foo.hooks.test", no_partial));
+  obs.add("f*.hooks.test+NO_PARTIAL_WILDCARDS",
+          gap::handshake_for(cctx.get(), partial.get(), "foo.hooks.test", no_partial));
   obs.add("*.hooks.test+NO_PARTIAL_WILDCARDS", gap::handshake_for(cctx.get(), full.get(), "foo.hooks.test", no_partial));
   obs.add("f*.example", gap::handshake_for(cctx.get(), partial_tld.get(), "foo.example"));
   obs.add("f*.example.control", gap::handshake_for(cctx.get(), partial_tld.get(), "minted.hooks.test"));

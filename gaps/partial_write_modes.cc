@@ -1,7 +1,6 @@
-// gaps/partial_write_modes: after SSL_write says "want write", OpenSSL expects the
-// retry to pass the same buffer address; a buffer that moved (a std::string that grew, a
-// queue that compacted) fails with "bad write retry" unless
-// SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER is set. Without SSL_MODE_ENABLE_PARTIAL_WRITE a
+// gaps/partial_write_modes: after SSL_write says "want write", OpenSSL expects the retry
+// to pass the same buffer address; a buffer that moved (a std::string that grew, a queue
+// that compacted) fails with "bad write retry" unless SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER. Without SSL_MODE_ENABLE_PARTIAL_WRITE a
 // large write is all or nothing: the call says "want write" until every record is out,
 // though records have gone; with it, a call returns as soon as a whole record went out.
 #include "gaplib.h"

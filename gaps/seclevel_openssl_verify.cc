@@ -1,5 +1,5 @@
-// gaps/seclevel_openssl_verify: a TLS client on Debian runs at security level 2,
-// which refuses an RSA-1024 leaf (80-bit) and a SHA-1 signature. `openssl verify` does
+// gaps/seclevel_openssl_verify: a TLS client on Debian runs at security level 2, which
+// refuses an RSA-1024 leaf (80-bit) and a SHA-1 signature. `openssl verify` does
 // not apply the TLS security level (its -auth_level defaults to none), so it says OK for
 // both and is no oracle for what a client will accept.
 #include <sys/wait.h>

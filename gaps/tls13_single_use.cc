@@ -1,7 +1,8 @@
-// gaps/tls13_single_use: a TLS 1.3 session (one ticket) is meant for one
-// resumption (RFC 8446 section C.4). Observed: what the client's saved session says after
-// it was used once, and whether offering it a second time resumes, against a server with
-// stateless tickets (OpenSSL's default) and one with stateful tickets (SSL_OP_NO_TICKET).
+// gaps/tls13_single_use: a TLS 1.3 session (one ticket) is meant for one resumption
+// (RFC 8446 appendix C.4). Observed: what the client's saved session says after one use,
+// and whether offering it again resumes, against servers with stateless tickets (OpenSSL's
+// default), stateful ones (SSL_OP_NO_TICKET) and anti-replay (early data enabled). OpenSSL
+// 3.0's client keeps the session resumable: single use is the client's own policy.
 #include "gaplib.h"
 
 namespace {

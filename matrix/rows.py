@@ -17,7 +17,7 @@ VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
 SERVERS = ("lab", "s_server")      # tls_server.py, openssl s_server
 SERVER_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
-GROUPS = ("chain", "ca", "time", "names", "keys", "constraints", "precedence", "protocol", "trustme")
+GROUPS = ("chain", "ca", "time", "revocation", "names", "keys", "constraints", "precedence", "protocol", "trustme")
 # key -> (type, required). `bio`/`fd` may also be a table keyed by client version ("1.2"), or by
 # version and server ("1.2 lab") where the two servers end a cell differently; `depth` by "bio 1.2".
 ROW_KEYS: dict[str, tuple[type, bool]] = {
@@ -171,6 +171,9 @@ class RowFile:
             raise self.fail(row, "depth", "depth must be an integer or a table of integers")
         if not 0 <= row.get("server_seclevel", 0) <= 5:
             raise self.fail(row, "server_seclevel", "server_seclevel must be 0..5")
+        split = any(isinstance(row.get(t), dict) and any(" " in k for k in row.get(t)) for t in TRANSPORTS)
+        if row.get("servers_differ") and not split:
+            raise self.fail(row, "servers_differ", "servers_differ explains nothing: no expectation names a server")
         if row.get("interop") is False and not row.get("interop_why"):
             raise self.fail(row, "interop", "interop = false needs interop_why")
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import asyncio.sslproto
 import ctypes
 import errno
 import http
 import json
+import logging
 import os
 import signal
 import socket
@@ -120,6 +122,8 @@ class Config:
     verify_body_seed: Optional[int]
     workers: int
     refuse_resumption: bool
+    drop_handshake_alerts: bool
+    record_sni: bool
     verbose: bool
 
 
@@ -141,8 +145,38 @@ def make_context(cfg: Config, tally: Tally) -> ssl.SSLContext:
     def record_sni(_obj: ssl.SSLObject, name: Optional[str], _ctx: ssl.SSLContext) -> None:
         Tally.bump(tally.sni, name if name is not None else "(none)")
 
-    ctx.sni_callback = record_sni
+    if cfg.record_sni:  # opt-in: Python decodes the name as ASCII before the callback (see --record-sni)
+        ctx.sni_callback = record_sni
+        sys.unraisablehook = lambda raw: record_undecodable_sni(tally, raw)
     return ctx
+
+
+def record_undecodable_sni(tally: Tally, raw) -> None:
+    """Python reports a non-ASCII SNI as an unraisable UnicodeDecodeError: count the name instead of a traceback."""
+    if isinstance(raw.exc_value, UnicodeDecodeError) and isinstance(raw.object, bytes):
+        Tally.bump(tally.sni, raw.object.decode("utf-8", "backslashreplace"))
+    else:
+        sys.__unraisablehook__(raw)
+
+
+def send_handshake_alerts() -> None:
+    """asyncio (CPython 3.11 sslproto._do_handshake) drops the alert OpenSSL writes when the server side
+    fails the handshake, and just closes; flush it first, as openssl s_server and real servers do."""
+    proto = asyncio.sslproto.SSLProtocol
+    again = asyncio.sslproto.SSLAgainErrors
+
+    def do_handshake(self) -> None:
+        try:
+            self._sslobj.do_handshake()
+        except again:
+            self._process_outgoing()
+        except ssl.SSLError as exc:
+            self._process_outgoing()  # the alert for this failure, written before the transport is closed
+            self._on_handshake_complete(exc)
+        else:
+            self._on_handshake_complete(None)
+
+    proto._do_handshake = do_handshake
 
 
 def bind_all(hosts: list[str], port: int) -> list[socket.socket]:
@@ -247,6 +281,7 @@ class Conn:
     async def send_partial_response(self) -> None:
         """Headers (full Content-Length) and half the body, all on the wire before we return."""
         head_len = len(self.response) - self.cfg.body_size
+        self.writer.transport.set_write_buffer_limits(high=0)  # drain() returns only once all of it is written
         await self.send(self.response[:head_len + self.cfg.body_size // 2])
 
     def close_with_notify(self) -> None:
@@ -401,11 +436,8 @@ class Receiver:
             self.count_failure(conn, exc)
             self.log(f"{peer} -> {local}: {'after' if conn.handshaken else 'in'} handshake: {exc!r}")
             writer.transport.abort()
-        except Exception as exc:  # a bug in this file: counted, and said once
-            self.tally.internal_errors += 1
-            if not self.reported_internal or self.cfg.verbose:
-                print(f"tls_server: internal error: {exc!r}", file=sys.stderr, flush=True)
-                self.reported_internal = True
+        except Exception as exc:  # a bug in this file
+            self.internal_error(repr(exc))
             writer.transport.abort()
         finally:
             if not writer.transport.is_closing():  # asyncio 3.11 leaves a finished stream open
@@ -418,14 +450,33 @@ class Receiver:
             self.tally.handshake_failures += 1
             Tally.bump(self.tally.handshake_errors, error_name(exc))
 
+    def internal_error(self, what: str) -> None:
+        """A bug here, not the client's doing: counted in internal_errors, and said on stderr once."""
+        self.tally.internal_errors += 1
+        if not self.reported_internal or self.cfg.verbose:
+            print(f"tls_server: internal error: {what}", file=sys.stderr, flush=True)
+            self.reported_internal = True
+
     def on_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict) -> None:
-        # asyncio's own reports (a transport torn down mid-write): expected with misbehaving clients.
-        self.log(f"asyncio: {context.get('message')} {context.get('exception')!r}")
+        # asyncio reports a client's I/O errors (OSError) at debug level only; what reaches here is unexpected.
+        self.internal_error(f"asyncio: {context.get('message')} {context.get('exception')!r}")
+
+    def quiet_asyncio_logger(self) -> None:
+        """asyncio logs what clients cause (writes after a reset; 'returning true from eof_received()' when a
+        close_notify shares a read with the client's Finished, before start_tls has swapped the writer):
+        on stderr only with --verbose. Its errors go through on_loop_error."""
+        log = logging.getLogger("asyncio")
+        log.propagate = False
+        if self.cfg.verbose:
+            log.addHandler(logging.StreamHandler(sys.stderr))
+        else:
+            log.addHandler(logging.NullHandler())
 
     async def run(self, on_stop: Callable[[], None]) -> None:
         """Serve until SIGTERM, then call on_stop (which reports and exits) from inside the loop."""
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self.on_loop_error)
+        self.quiet_asyncio_logger()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
@@ -451,7 +502,8 @@ def run_worker(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tal
     die_with_parent()
 
     def hand_over() -> None:
-        os.write(out_fd, json.dumps(tally.to_json()).encode())
+        with os.fdopen(out_fd, "wb") as pipe:
+            pipe.write(json.dumps(tally.to_json()).encode())
         os._exit(0)  # no teardown of open connections: the parent is reporting
 
     asyncio.run(Receiver(cfg, socks, ctx, tally).run(hand_over))
@@ -528,7 +580,7 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                     "on SIGTERM prints one `REPORT {json}` line and exits 0.",
         epilog=f"behaviours:\n{behaviours}\n\nREPORT fields: connections, handshakes, handshake_failures, "
                "handshake_errors {reason: n}, requests, bad_bodies, bytes_in, resumed, errors_after_handshake, "
-               "internal_errors, connections_by_addr {local addr: n}, tls_versions, ciphers, sni, workers, "
+               "internal_errors, connections_by_addr {local addr: n}, tls_versions, ciphers, sni (--record-sni), workers, "
                "per_worker_connections, workers_lost.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--chain", required=True, help="PEM: the leaf certificate first, then intermediates")
@@ -553,6 +605,12 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                    help="check each request body: byte i = (i * 131 + S) %% 251; count misses in bad_bodies")
     p.add_argument("--workers", type=int, default=1, help="worker processes sharing the listening sockets and "
                                                           "the ticket keys (default 1: no fork)")
+    p.add_argument("--drop-handshake-alerts", action="store_true",
+                   help="when the server side fails the handshake, close without the alert OpenSSL wrote "
+                        "(asyncio's own behaviour; default: the alert is sent)")
+    p.add_argument("--record-sni", action="store_true",
+                   help="count the SNI names in the REPORT (sni); Python then aborts the handshake of a "
+                        "non-ASCII SNI (internal_error alert), so it is off by default")
     p.add_argument("--verbose", action="store_true", help="log each connection and error on stderr")
     a = p.parse_args(argv)
     if a.workers < 1 or a.body_size < 0:
@@ -561,11 +619,13 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                   min_version=a.min_version, max_version=a.max_version, ciphers=a.ciphers,
                   num_tickets=a.num_tickets, body_size=a.body_size, status=a.status, delay_ms=a.delay_ms,
                   verify_body_seed=a.verify_body_seed, workers=a.workers, refuse_resumption=a.refuse_resumption,
-                  verbose=a.verbose)
+                  drop_handshake_alerts=a.drop_handshake_alerts, record_sni=a.record_sni, verbose=a.verbose)
 
 
 def main() -> None:
     cfg = parse_args()
+    if not cfg.drop_handshake_alerts:
+        send_handshake_alerts()
     try:
         serve_forever(cfg)
     except (OSError, ssl.SSLError, ValueError) as exc:  # unreadable PEM, bad cipher string, address in use

@@ -7,7 +7,7 @@
 #include "heap_live.h"
 
 #include <dlfcn.h>
-#include <execinfo.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

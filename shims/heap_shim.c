@@ -2,13 +2,13 @@
  *
  * malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc
  * and pvalloc forward to glibc's __libc_* entry points (no dlsym, so no recursion). Bytes are
- * counted with malloc_usable_size (what glibc really holds for a block, alignment included),
- * so a block freed here that was allocated before any counting still balances. Settings come
- * from TLSLAB_HEAP_* (shims/README.md); the report is written by a destructor of the lowest
- * priority, which runs in _dl_fini after every atexit handler (OpenSSL's OPENSSL_cleanup too).
+ * counted with malloc_usable_size (what glibc really holds for a block, alignment included).
+ * Settings come from TLSLAB_HEAP_* (shims/README.md) and are read at the first allocation, which
+ * comes before any constructor: N counts every allocation of the process from its first. The
+ * report is written by a destructor of the lowest priority, which runs in _dl_fini after every
+ * atexit handler (OpenSSL's OPENSSL_cleanup too).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <inttypes.h>
@@ -25,6 +25,7 @@
 #define RUNNING_ON_VALGRIND 0
 #endif
 
+#include "heap_live.h"
 #include "shim_report.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -38,11 +39,12 @@ extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t);
 extern void *__libc_pvalloc(size_t);
 
-/* Settings, read once at start. */
+/* Settings, read once, at the first allocation or the constructor, whichever comes first. */
+static int configured;
+static int dormant;           /* not the program named by TLSLAB_SHIM_PROGRAM: forward, count nothing */
 static uint64_t fail_nth;     /* 0: never fail */
 static int fail_backtrace;    /* print the stack of the failed allocation to stderr */
 static char report_path[512];
-static int dormant;           /* not the program named by TLSLAB_SHIM_PROGRAM */
 
 /* Counters (atomics: any thread may allocate). */
 static uint64_t attempts;     /* allocation calls, the failed one included: N counts these */
@@ -51,12 +53,15 @@ static int64_t outstanding_bytes, outstanding_blocks;
 static int64_t peak_bytes;
 static uint64_t nth_reached, nth_size;
 static const char *nth_call = "";
-/* The unwinder's allocations while printing a failed allocation's stack are not the client's. */
+/* The unwinder's own allocations (stacks, backtraces) are not the client's: not counted. */
 static __thread int inside __attribute__((tls_model("initial-exec")));
 
 #define ADD(var, n) __atomic_add_fetch(&(var), (n), __ATOMIC_RELAXED)
 
+static void configure(void);
+
 static void note_alloc(void *p) {
+  if (inside) return;
   int64_t size = (int64_t)malloc_usable_size(p);
   ADD(allocations, 1);
   ADD(outstanding_blocks, 1);
@@ -64,12 +69,24 @@ static void note_alloc(void *p) {
   int64_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
   while (now > peak && !__atomic_compare_exchange_n(&peak_bytes, &peak, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
+  if (live_mode() == LIVE_OFF) return;
+  void *stack[LIVE_FRAMES + 2];
+  int frames = 0;
+  if (live_mode() == LIVE_STACKS) {
+    inside = 1;
+    frames = backtrace(stack, LIVE_FRAMES + 2);
+    inside = 0;
+  }
+  /* skip note_alloc and the wrapper itself */
+  live_add(p, (size_t)size, frames > 2 ? stack + 2 : stack, frames > 2 ? frames - 2 : 0);
 }
 
 static void note_free(void *p) {
+  if (inside) return;
   ADD(frees, 1);
   ADD(outstanding_blocks, -1);
   ADD(outstanding_bytes, -(int64_t)malloc_usable_size(p));
+  live_remove(p);
 }
 
 static void print_backtrace(void) {
@@ -84,7 +101,8 @@ static void print_backtrace(void) {
 
 /* 1 when this allocation call is the one to fail (it is counted either way). */
 static int fail_this(const char *call, size_t size) {
-  if (inside) return 0;
+  if (!configured) configure();
+  if (inside || dormant) return 0;
   uint64_t n = ADD(attempts, 1);
   if (n != fail_nth) return 0;
   nth_reached = 1;
@@ -102,7 +120,7 @@ static void *failed(void) {
 
 static void *counted(void *p) {
   if (!p) return failed();
-  if (!inside) note_alloc(p);
+  if (!dormant) note_alloc(p);
   return p;
 }
 
@@ -119,7 +137,7 @@ EXPORT void *calloc(size_t n, size_t size) {
 EXPORT void free(void *p) {
   if (!p) return;
   int saved = errno; /* free must not change errno (POSIX 2024; callers rely on it) */
-  if (!inside) note_free(p);
+  if (!dormant) note_free(p);
   __libc_free(p);
   errno = saved;
 }
@@ -134,10 +152,12 @@ EXPORT void *realloc(void *p, size_t size) {
   int64_t old = (int64_t)malloc_usable_size(p);
   void *q = __libc_realloc(p, size);
   if (!q) return failed();
-  if (!inside) {
-    ADD(allocations, 1);
+  if (!dormant && !inside) { /* one block resized or moved: a free and an allocation */
     ADD(frees, 1);
-    ADD(outstanding_bytes, (int64_t)malloc_usable_size(q) - old);
+    ADD(outstanding_blocks, -1);
+    ADD(outstanding_bytes, -old);
+    live_remove(p);
+    note_alloc(q);
   }
   return q;
 }
@@ -160,16 +180,10 @@ EXPORT void *aligned_alloc(size_t align, size_t size) {
 
 EXPORT int posix_memalign(void **out, size_t align, size_t size) {
   if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0) return EINVAL;
-  if (fail_this("posix_memalign", size)) {
-    ADD(failures, 1);
-    return ENOMEM;
-  }
-  void *p = __libc_memalign(align, size);
-  if (!p) {
-    ADD(failures, 1);
-    return ENOMEM;
-  }
-  if (!inside) note_alloc(p);
+  int saved = errno; /* posix_memalign reports through its result, not errno */
+  void *p = fail_this("posix_memalign", size) ? failed() : counted(__libc_memalign(align, size));
+  errno = saved;
+  if (!p) return ENOMEM;
   *out = p;
   return 0;
 }
@@ -188,7 +202,7 @@ EXPORT void *pvalloc(size_t size) {
 EXPORT uint64_t tlslab_heap_attempts(void) { return __atomic_load_n(&attempts, __ATOMIC_RELAXED); }
 EXPORT int64_t tlslab_heap_outstanding(void) { return __atomic_load_n(&outstanding_bytes, __ATOMIC_RELAXED); }
 
-/* --- start and exit ------------------------------------------------------------------------ */
+/* --- settings, start and exit -------------------------------------------------------------- */
 
 /* Under valgrind or a sanitizer, malloc belongs to them: this shim would count nothing. The
  * sanitizers are found by weak references (no dlsym: it allocates, and a failed lookup leaves a
@@ -207,26 +221,51 @@ static const char *replaced_by(void) {
   return NULL;
 }
 
+static void bad_setting(const char *name, const char *value) {
+  char line[600];
+  snprintf(line, sizeof line, "tlslab-heap-shim: bad %s=%.500s (see shims/README.md)", name, value);
+  shim_emit("", line);
+  _exit(2);
+}
+
 static uint64_t env_u64(const char *name) {
   const char *v = getenv(name);
   if (!v || !*v) return 0;
   char *end;
   errno = 0;
   unsigned long long n = strtoull(v, &end, 10);
-  if (errno || *end || v[0] == '-') {
-    char line[600];
-    snprintf(line, sizeof line, "tlslab-heap-shim: bad %s=%.500s (see shims/README.md)", name, v);
-    shim_emit("", line);
-    _exit(2);
-  }
+  if (errno || *end || v[0] == '-') bad_setting(name, v);
   return n;
 }
 
-__attribute__((constructor(101))) static void heap_shim_start(void) {
-  if (!shim_in_scope()) { /* a wrapper that starts the client: forward, count nothing, pass LD_PRELOAD on */
+static enum live_mode env_live(void) {
+  const char *v = getenv("TLSLAB_HEAP_LIVE");
+  if (!v || !*v || !strcmp(v, "off")) return LIVE_OFF;
+  if (!strcmp(v, "sizes")) return LIVE_SIZES;
+  if (!strcmp(v, "stacks")) return LIVE_STACKS;
+  bad_setting("TLSLAB_HEAP_LIVE", v);
+  return LIVE_OFF;
+}
+
+/* Reads the settings; no allocation here (it runs inside the process's first malloc). */
+static void configure(void) {
+  configured = 1;
+  if (!shim_in_scope()) { /* a wrapper that starts the client passes LD_PRELOAD on */
     dormant = 1;
     return;
   }
+  int saved = errno;
+  fail_nth = env_u64("TLSLAB_HEAP_FAIL_NTH");
+  fail_backtrace = env_u64("TLSLAB_HEAP_FAIL_BACKTRACE") != 0;
+  shim_env_copy("TLSLAB_HEAP_REPORT", report_path, sizeof report_path);
+  enum live_mode live = env_live();
+  if (live != LIVE_OFF) live_start(live);
+  errno = saved;
+}
+
+__attribute__((constructor(101))) static void heap_shim_start(void) {
+  if (!configured) configure();
+  if (dormant) return;
   const char *by = replaced_by();
   if (by) {
     char line[300];
@@ -236,21 +275,29 @@ __attribute__((constructor(101))) static void heap_shim_start(void) {
     shim_emit("", line);
     _exit(REFUSED_EXIT);
   }
-  fail_nth = env_u64("TLSLAB_HEAP_FAIL_NTH");
-  fail_backtrace = env_u64("TLSLAB_HEAP_FAIL_BACKTRACE") != 0;
-  shim_env_copy("TLSLAB_HEAP_REPORT", report_path, sizeof report_path);
+  if (live_mode() == LIVE_STACKS || fail_backtrace) { /* load the unwinder now, outside the count */
+    void *frame;
+    inside = 1;
+    backtrace(&frame, 1);
+    inside = 0;
+  }
   shim_unset_preload();
 }
 
 __attribute__((destructor(101))) static void heap_shim_report(void) {
   if (dormant) return;
-  char line[1024];
-  snprintf(line, sizeof line,
-           "tlslab-heap-shim {\"attempts\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64
-           ",\"failures\":%" PRIu64 ",\"outstanding_bytes\":%" PRId64 ",\"outstanding_blocks\":%" PRId64
-           ",\"peak_bytes\":%" PRId64 ",\"fail_nth\":%" PRIu64 ",\"nth_reached\":%s,\"nth_call\":\"%s\""
-           ",\"nth_size\":%" PRIu64 ",\"fds_open\":%d}",
-           attempts, allocations, frees, failures, outstanding_bytes, outstanding_blocks, peak_bytes, fail_nth,
-           nth_reached ? "true" : "false", nth_call, nth_size, shim_open_fds());
-  shim_emit(report_path, line);
+  static char text[65536];
+  size_t at = (size_t)snprintf(
+      text, sizeof text,
+      "tlslab-heap-shim {\"attempts\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64
+      ",\"failures\":%" PRIu64 ",\"outstanding_bytes\":%" PRId64 ",\"outstanding_blocks\":%" PRId64
+      ",\"peak_bytes\":%" PRId64 ",\"fail_nth\":%" PRIu64 ",\"nth_reached\":%s,\"nth_call\":\"%s\""
+      ",\"nth_size\":%" PRIu64 ",\"fds_open\":%d",
+      attempts, allocations, frees, failures, outstanding_bytes, outstanding_blocks, peak_bytes, fail_nth,
+      nth_reached ? "true" : "false", nth_call, nth_size, shim_open_fds());
+  if (live_mode() != LIVE_OFF) at += live_sizes_json(text + at, sizeof text - at - 2);
+  at += (size_t)snprintf(text + at, sizeof text - at, "}\n");
+  if (live_mode() == LIVE_STACKS) at += live_stacks_text(text + at, sizeof text - at - 1);
+  if (at > 0 && text[at - 1] == '\n') text[at - 1] = '\0'; /* shim_emit ends the text */
+  shim_emit(report_path, text);
 }

@@ -488,16 +488,53 @@ def hosts_share_one_port(lab: Lab) -> None:
     lab.gate.expect("hosts/by_local_addr", {"127.0.0.1": 1, "127.0.0.2": 2}, report.get("connections_by_addr"))
 
 
-def sni_is_counted(lab: Lab) -> None:
-    srv = lab.server()
+def sni_is_counted_on_request(lab: Lab) -> None:
+    srv = lab.server("--record-sni")
     with lab.tls(srv.port) as s:
         fetch(s)
     blind = lab.client_context()
     blind.check_hostname = False
     with blind.wrap_socket(tcp(srv.port)) as s:  # no server_hostname: no SNI
         fetch(s)
+    utf8 = s_client(srv.port, "café.test")
     report = lab.stop("sni", srv)
-    lab.gate.expect("sni/counted", {"localhost": 1, "(none)": 1}, report.get("sni"))
+    lab.gate.expect("sni/recorded", ({"localhost": 1, "(none)": 1, "café.test": 1}, 1),
+                    (report.get("sni"), utf8), "(Python aborts a non-ASCII SNI once it has a callback)")
+    srv = lab.server()
+    utf8 = s_client(srv.port, "café.test")
+    report = lab.stop("sni", srv)
+    lab.gate.expect("sni/off_by_default_so_any_name_handshakes", ({}, 0, 1), (report.get("sni"), utf8,
+                                                                               report.get("handshakes")))
+
+
+def s_client(port: int, servername: str) -> int:
+    """`openssl s_client` sends a raw UTF-8 SNI (Python's client would send the A-label); its exit code."""
+    return subprocess.run(["openssl", "s_client", "-brief", "-connect", f"127.0.0.1:{port}", "-servername",
+                           servername], stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_S).returncode
+
+
+def handshake_only_clients_are_quiet(lab: Lab) -> None:
+    # close_notify right behind the Finished (tlsnb --requests 0) once made asyncio warn on stderr
+    srv = lab.server()
+    exits = [s_client(srv.port, "localhost") for _ in range(5)]  # s_client sends both in one write
+    report = lab.stop("handshake-only", srv)
+    lab.gate.expect("handshake-only/counted", ([0] * 5, 5, 0), (exits, report.get("handshakes"),
+                                                                report.get("requests")))
+
+
+def handshake_alert_is_sent(lab: Lab) -> None:
+    old = lab.client_context()
+    old.maximum_version = ssl.TLSVersion.TLSv1_2
+    got = {}
+    for flags in ((), ("--drop-handshake-alerts",)):
+        srv = lab.server("--min-version", "1.3", *flags)
+        got[flags] = error_of(lambda: lab.tls(srv.port, ctx=old))
+        report = lab.stop("alerts", srv)
+        got[flags] = (got[flags], report.get("handshake_errors"))
+    lab.gate.expect("alerts/protocol_version_sent",
+                    ("SSLError:TLSV1_ALERT_PROTOCOL_VERSION", {"UNSUPPORTED_PROTOCOL": 1}), got[()])
+    lab.gate.expect("alerts/dropped_on_request", ("SSLError:UNEXPECTED_EOF_WHILE_READING", {"UNSUPPORTED_PROTOCOL": 1}),
+                    got[("--drop-handshake-alerts",)])
 
 
 def misbehaving_clients_are_survived(lab: Lab) -> None:
@@ -542,7 +579,9 @@ CASES: list[Callable[[Lab], None]] = [
     stall_response_never_answers, slow_response_waits, reset_mid_response_cuts_body_with_rst,
     close_without_notify_is_truncation, chunked_sends_chunks, trickle_sends_whole_response, workers_report_sums,
     tickets_resume_across_workers, refuse_resumption_issues_but_never_accepts, max_version_12,
-    tls10_needs_seclevel0, hosts_share_one_port, sni_is_counted, misbehaving_clients_are_survived,
+    tls10_needs_seclevel0, hosts_share_one_port, sni_is_counted_on_request, handshake_only_clients_are_quiet,
+    handshake_alert_is_sent,
+    misbehaving_clients_are_survived,
     bad_chain_is_usage_error,
 ]
 

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""The client's judge (client/dns_judge.cc) against an independent oracle: Python's ipaddress.
+
+    judge_oracle.py --dump BUILD/fuzz/dns_judge_dump [--seed S] [--random N]
+
+Oracle: an address is special when ipaddress says it is not globally reachable
+(not is_global) or multicast, or when it falls in one of the ranges ADDED below, which the
+client's table refuses and the module does not. Checked: both edges of every range of
+the table and of every network the module knows, and their neighbours; 6 addresses for
+each first octet; N seeded random addresses (2,000,000 by default); then whole answers
+through pin_choose (the first special address is the one named, --allow-private picks
+the first). Zero disagreements, or the gate fails and prints the first ones.
+"""
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import random
+import subprocess
+import sys
+import time
+from ipaddress import IPv4Address, IPv4Network
+
+from harness import Gate
+
+# The table of the brief and of client/dns_judge.cc, as written in the issue.
+TABLE = ["0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+         "192.0.0.0/24", "192.0.2.0/24", "192.31.196.0/24", "192.52.193.0/24", "192.88.99.0/24", "192.168.0.0/16",
+         "192.175.48.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+         "255.255.255.255/32"]
+
+# What the table refuses beyond the module's "not globally reachable", and why.
+ADDED = {
+    "192.0.0.0/24": "the module exempts 192.0.0.9 and 192.0.0.10 (globally reachable anycast); the table takes the /24",
+    "192.31.196.0/24": "AS112-v4: globally reachable per IANA; no service a client should dial",
+    "192.52.193.0/24": "AMT relays: globally reachable per IANA; same",
+    "192.88.99.0/24": "deprecated 6to4 relay anycast (RFC 7526)",
+    "192.175.48.0/24": "direct delegation AS112 service: globally reachable per IANA; same",
+}
+ADDED_NETS = [IPv4Network(n) for n in ADDED]
+
+
+def oracle(addr: IPv4Address) -> bool:
+    return (not addr.is_global) or addr.is_multicast or any(addr in net for net in ADDED_NETS)
+
+
+def module_networks() -> list[IPv4Network]:
+    """Every network the module's IPv4 properties are made of."""
+    c = ipaddress._IPv4Constants  # the data behind is_private, is_global, is_multicast...
+    nets = [c._linklocal_network, c._loopback_network, c._multicast_network, c._public_network,
+            c._reserved_network, IPv4Network(f"{c._unspecified_address}/32")]
+    nets += list(c._private_networks) + list(getattr(c, "_private_networks_exceptions", []))
+    return nets
+
+
+def edges(nets: list[IPv4Network]) -> list[int]:
+    found: set[int] = set()
+    for net in nets:
+        first, last = int(net.network_address), int(net.broadcast_address)
+        for value in (first - 1, first, first + 1, last - 1, last, last + 1):
+            if 0 <= value < 2 ** 32:
+                found.add(value)
+    return sorted(found)
+
+
+def first_octets() -> list[int]:
+    return [o << 24 | rest for o in range(256) for rest in (0, 1, 0x7FFFFF, 0x800000, 0xFFFFFE, 0xFFFFFF)]
+
+
+def dump(binary: str, lines: list[str], allow_private: bool = False) -> list[str]:
+    argv = [binary] + (["--allow-private"] if allow_private else [])
+    proc = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise SystemExit(f"judge_oracle.py: {binary} exited {proc.returncode}: {proc.stderr.strip()}")
+    return proc.stdout.splitlines()
+
+
+def compare_addresses(gate: Gate, binary: str, case: str, values: list[int], note: str) -> None:
+    addrs = [IPv4Address(v) for v in values]
+    quads = [str(a) for a in addrs]
+    verdicts = dump(binary, quads)
+    wrong, special = [], 0
+    for addr, quad, verdict in zip(addrs, quads, verdicts):
+        expected = oracle(addr)
+        special += expected
+        if (verdict == "refused 0") != expected:
+            wrong.append(f"{quad}: judge says {verdict}, oracle says {'special' if expected else 'public'}")
+    if len(verdicts) != len(quads):
+        wrong.append(f"{len(verdicts)} verdicts for {len(quads)} addresses")
+    detail = f"{len(quads):,} addresses ({special:,} special) {note}, {len(wrong)} disagreements"
+    gate.check(case, not wrong, detail if not wrong else detail + "\n    " + "\n    ".join(wrong[:10]))
+
+
+def compare_answers(gate: Gate, binary: str, rng: random.Random, pool: list[int], count: int) -> None:
+    answers = [[pool[rng.randrange(len(pool))] for _ in range(rng.randint(1, 6))] for _ in range(count)]
+    lines = [" ".join(str(IPv4Address(v)) for v in answer) for answer in answers]
+    strict, lax = dump(binary, lines), dump(binary, lines, allow_private=True)
+    wrong, refused = [], 0
+    for line, answer, got, got_lax in zip(lines, answers, strict, lax):
+        specials = [i for i, v in enumerate(answer) if oracle(IPv4Address(v))]
+        expected = f"refused {specials[0]}" if specials else "chosen 0"
+        refused += bool(specials)
+        if got != expected or got_lax != "chosen 0":
+            wrong.append(f"[{line}]: judge says {got} / {got_lax} with --allow-private, oracle says {expected} / chosen 0")
+    detail = (f"{count:,} answers of 1 to 6 addresses ({refused:,} refused): the first special one named, "
+              f"--allow-private chooses the first, {len(wrong)} disagreements")
+    gate.check("answers", not wrong, detail if not wrong else detail + "\n    " + "\n    ".join(wrong[:10]))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dump", required=True, help="the dns_judge_dump binary")
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("TLSLAB_SEED", "5")))
+    parser.add_argument("--random", type=int, default=2_000_000, help="random addresses to compare")
+    args = parser.parse_args()
+    if not os.access(args.dump, os.X_OK):
+        print(f"judge_oracle.py: no dns_judge_dump at {args.dump!r}", file=sys.stderr)
+        return 2
+    print(f"judge oracle: seed {args.seed}; reproduce: {sys.argv[0]} --dump {args.dump} --seed {args.seed} "
+          f"--random {args.random}", flush=True)
+    for net, why in ADDED.items():
+        print(f"  added to the module: {net}: {why}")
+    gate = Gate("judge oracle")
+    start = time.monotonic()
+    table_edges = edges([IPv4Network(n) for n in TABLE])
+    compare_addresses(gate, args.dump, "table edges", table_edges, "at both edges of the 19 ranges and beside them")
+    module_edges = edges(module_networks())
+    compare_addresses(gate, args.dump, "module edges", module_edges,
+                      f"at both edges of the module's {len(module_networks())} networks and beside them")
+    compare_addresses(gate, args.dump, "first octets", first_octets(), "6 for each first octet")
+    rng = random.Random(args.seed)
+    compare_addresses(gate, args.dump, "random", [rng.getrandbits(32) for _ in range(args.random)],
+                      f"seeded random (seed {args.seed})")
+    compare_answers(gate, args.dump, rng, table_edges + module_edges + [rng.getrandbits(32) for _ in range(2000)],
+                    20_000)
+    print(f"judge oracle: {time.monotonic() - start:.1f} s", flush=True)
+    return gate.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
