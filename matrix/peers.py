@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import os
 import re
-import select
-import time
 from pathlib import Path
 
-from harness import HarnessError, Server
+from harness import Server
 
 OPENSSL_VERSION = {"1.0": "TLSv1", "1.1": "TLSv1.1", "1.2": "TLSv1.2", "1.3": "TLSv1.3"}
 ACCEPT_LINE = re.compile(rb"^ACCEPT \S+:(\d+)$", re.M)
@@ -22,24 +20,7 @@ PEM_BLOCK = re.compile(rb"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE----
 class OpensslServer(Server):
     """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
 
-    def _await_ready(self, timeout: float) -> int:
-        # Raw reads: s_server writes two lines at once, and select() on a buffered pipe
-        # would not wake for the second one already sitting in Python's buffer.
-        end, seen = time.monotonic() + timeout, b""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while time.monotonic() < end:
-            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
-            chunk = os.read(fd, 4096) if ready else b""
-            if not chunk:
-                break
-            seen += chunk
-            m = ACCEPT_LINE.search(seen)
-            if m:
-                return int(m.group(1))
-        self._kill()
-        err = self.proc.stderr.read() if self.proc.stderr else ""
-        raise HarnessError(f"{' '.join(self.argv)}: no ACCEPT line within {timeout}s; stderr: {err.strip()[-300:]}")
+    ready_pattern = ACCEPT_LINE
 
 
 SECLEVEL_CONF = """\

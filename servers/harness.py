@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -39,6 +40,7 @@ class Server:
         self.argv = argv
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env, start_new_session=True)
+        self._early = b""  # stdout read while waiting for the ready line
         self.port = self._await_ready(ready_timeout)
         self.report: dict = {}
         self.stderr = ""
@@ -48,21 +50,27 @@ class Server:
         """Start servers/<name> with Debian's python3."""
         return cls([PY, str(SERVERS / name), *map(str, args)], **kw)
 
+    # The line that says a peer listens, and the group holding its port.
+    ready_pattern = re.compile(rb"^READY (\d+)$", re.M)
+
     def _await_ready(self, timeout: float) -> int:
+        # Raw reads of the pipe: a peer may write more than one line at once, and select()
+        # on a buffered text pipe would not wake for a line already in Python's buffer.
         end = time.monotonic() + timeout
         assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
         while time.monotonic() < end:
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, end - time.monotonic()))
-            if not ready:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            chunk = os.read(fd, 4096) if ready else b""
+            if not chunk:
                 break
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            if line.startswith("READY "):
-                return int(line.split()[1])
+            self._early += chunk
+            m = self.ready_pattern.search(self._early)
+            if m:
+                return int(m.group(1))
         self._kill()
         err = self.proc.stderr.read() if self.proc.stderr else ""
-        raise HarnessError(f"{' '.join(self.argv)}: no READY line within {timeout}s; stderr: {err.strip()[-500:]}")
+        raise HarnessError(f"{' '.join(self.argv)}: no ready line within {timeout}s; stderr: {err.strip()[-500:]}")
 
     def _kill(self) -> None:
         try:
@@ -81,6 +89,7 @@ class Server:
                 out, self.stderr = "", "(killed: did not stop on SIGTERM)"
         else:
             out, self.stderr = self.proc.communicate()
+        out = self._early.decode(errors="replace") + (out or "")
         for line in reversed(out.splitlines()):
             if line.startswith("REPORT "):
                 self.report = json.loads(line[len("REPORT "):])
