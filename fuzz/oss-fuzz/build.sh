@@ -9,7 +9,8 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
-PYTHON=${PYTHON:-python3}   # needs dnslib (apt: python3-dnslib) for the seed corpus
+# The seed corpus needs dnslib (apt: python3-dnslib): Debian's interpreter when there is one.
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 mkdir -p "$OUT" "$SCRATCH/obj"
 
 # The DNS sources of the client, once: client/dns.cmake lists exactly the client/dns_*.cc files.
