@@ -28,7 +28,14 @@ void SessionCache::store(const std::string& key, SSL_SESSION* session) {
 
 SSL_SESSION* SessionCache::take(const std::string& key) {
   auto it = sessions_.find(key);
-  if (it == sessions_.end() || it->second.empty()) return nullptr;
+  if (it == sessions_.end()) return nullptr;
+  // gaps/free_without_shutdown: a shared TLS 1.2 session dies when any user of it is freed
+  // without close_notify; a dead one is dropped, not offered.
+  while (!it->second.empty() && !SSL_SESSION_is_resumable(it->second.back())) {
+    SSL_SESSION_free(it->second.back());
+    it->second.pop_back();
+  }
+  if (it->second.empty()) return nullptr;
   SSL_SESSION* session = it->second.back();
   if (SSL_SESSION_get_protocol_version(session) >= TLS1_3_VERSION) {
     it->second.pop_back();  // single-use: never offered twice

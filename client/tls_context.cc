@@ -100,8 +100,10 @@ ContextResult make_context(const Options& o, SessionCache* cache) {
     if (use_system && SSL_CTX_set_default_verify_paths(ctx.get()) != 1)
       return fail("the system trust store could not be loaded", true);
     X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx.get());
-    // gaps/partial_wildcard: f*.example is not a wildcard we accept (the library would).
-    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    // gaps/partial_wildcard: the library matches f*.hooks.test against foo.hooks.test; we do not.
+    // gaps/cn_fallback: the library still reads the CN when no DNS SAN is present; we never do
+    // (RFC 6125 6.4.4, CA/B Baseline Requirements: the SAN is the name).
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT);
     if (o.partial_chain) X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
     if (o.verify_depth >= 0) X509_VERIFY_PARAM_set_depth(param, o.verify_depth);
   } else {
