@@ -55,7 +55,7 @@ void HttpResponse::take_status_line() {
     fail(State::malformed, "bad status line");
     return;
   }
-  for (int i = 9; i < 12; ++i) {
+  for (size_t i = 9; i < 12; ++i) {
     if (!std::isdigit(static_cast<unsigned char>(line_[i]))) {
       fail(State::malformed, "bad status code");
       return;

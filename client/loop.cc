@@ -24,7 +24,7 @@ void Loop::start_dial(std::unique_ptr<Attempt> attempt, uint32_t addr) {
   int slot = free_slots_.back();
   free_slots_.pop_back();
   Attempt* raw = attempt.get();
-  slots_[slot] = std::move(attempt);
+  slots_[static_cast<size_t>(slot)] = std::move(attempt);
   raw->dial(addr, slot);
 }
 
@@ -168,7 +168,8 @@ bool Loop::run(RunStats* stats, std::string* error) {
       *error = std::string("epoll_wait: ") + std::strerror(errno);
       return false;
     }
-    for (int i = 0; i < n; ++i) static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
+    for (size_t i = 0; i < static_cast<size_t>(n > 0 ? n : 0); ++i)
+      static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
     for (const Timer& timer : timers_.take_expired(monotonic_ms())) fire(timer);
     settle_lookups();
     reap();

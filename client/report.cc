@@ -13,7 +13,8 @@ namespace tlsnb {
 std::string json_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size() + 2);
-  for (unsigned char c : text) {
+  for (char raw : text) {
+    auto c = static_cast<unsigned char>(raw);
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

@@ -1,7 +1,8 @@
 # Shared build conventions for every folder.
 
 # Warnings for the lab's own code.
-set(TLSLAB_WARNINGS -Wall -Wextra -Wshadow -Wno-unused-parameter)
+# -Wsign-conversion: an int result kept in an unsigned (gaps/int_result_unsigned) does not compile quietly.
+set(TLSLAB_WARNINGS -Wall -Wextra -Wshadow -Wsign-conversion -Wno-unused-parameter)
 
 # ASan + UBSan, used for the unit tests and the fuzzers (DESIGN.md: Build and test).
 set(TLSLAB_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)

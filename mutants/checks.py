@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-from harness import HarnessError, Run, run_tlsnb
+from harness import PY, HarnessError, Run, Server, run_tlsnb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "shims" / "tests"))
 from shimlib import IO_TAG, HEAP_TAG, client_args, heap_env, io_env, read_report, tls_server  # noqa: E402
 
+HERE = Path(__file__).resolve().parent
 PROGRAM = "tlsnb"            # the name the shims act on (TLSLAB_SHIM_PROGRAM)
 HOSTNAME_MISMATCH = 62       # X509_V_ERR_HOSTNAME_MISMATCH
 SETUP_BIO = 2                # client/outcome.h SetupFailure::bio_new
@@ -128,6 +129,11 @@ def partial_wildcard(lab: Lab, program: Path) -> Verdict:
     return _name_check(lab, program, "wild-partial", "foo.hooks.test")
 
 
+def cn_only(lab: Lab, program: Path) -> Verdict:
+    """CN hooks.test and no subjectAltName, dialled as hooks.test: handshake/62 (the CN is never a name)."""
+    return _name_check(lab, program, "cn-only", "hooks.test")
+
+
 def sigpipe_reset(lab: Lab, program: Path) -> Verdict:
     """16 connections to a peer that sends FIN then RST, memory BIOs, SIGPIPE left at default:
     each ends handshake/-1 and the process lives."""
@@ -189,13 +195,17 @@ def leak_bio_new(lab: Lab, program: Path) -> Verdict:
 
 
 def stale_error(lab: Lab, program: Path) -> Verdict:
-    """200 connections, 32 at a time, to a peer that truncates every response (FIN without
-    close_notify): each one's EOF queues an error while others are mid-handshake; every attempt
-    must still end read/-1 for its own reason."""
-    with tls_server(lab.certs, "leaf-ecdsa", "close-without-notify", "--workers", "2") as srv:
-        run = _run_client(program, client_args(lab.certs, srv.port, "--count", 200, "--parallel", 32,
-                                               "--deadline-ms", 10000), timeout=30)
-    return _outcome_verdict(run, {"read/-1": 200})
+    """One process, two peers (mutants/mux.py alternates connections): a healthy one that
+    trickles a 4,000-byte response one byte per record, and one whose certificate names
+    other.test. 128 attempts, 32 in flight: each failed verification queues an error while
+    healthy connections sit in SSL_read; every healthy one must still end ok (gaps/stale_error_queue)."""
+    with tls_server(lab.certs, "leaf-ecdsa", "trickle", "--body-size", "4000", "--workers", "2") as good, \
+            tls_server(lab.certs, "wronghost", "normal") as bad, \
+            Server([PY, str(HERE / "mux.py"), "--backend", f"127.0.0.1:{good.port}",
+                    "--backend", f"127.0.0.1:{bad.port}"]) as mux:
+        run = _run_client(program, client_args(lab.certs, mux.port, "--count", 128, "--parallel", 32,
+                                               "--deadline-ms", 20000), timeout=40)
+    return _outcome_verdict(run, {"ok/0": 64, f"handshake/{HOSTNAME_MISMATCH}": 64})
 
 
 def _units(filter_: str) -> Callable[[Lab, Path], Verdict]:
@@ -218,6 +228,7 @@ CHECKS: dict[str, Check] = {c.name: c for c in [
           silent_peer),
     Check("wrong_host", "tlsnb", "a good chain for other.test dialled as hooks.test: handshake/62", wrong_host),
     Check("partial_wildcard", "tlsnb", "f*.hooks.test dialled as foo.hooks.test: handshake/62", partial_wildcard),
+    Check("cn_only", "tlsnb", "CN hooks.test without any SAN dialled as hooks.test: handshake/62", cn_only),
     Check("sigpipe_reset", "tlsnb", "fin-then-reset peer, memory BIOs, SIGPIPE default: 16 x handshake/-1, no signal",
           sigpipe_reset),
     Check("sigpipe_injected", "tlsnb", "I/O shim: the first send fails EPIPE, memory BIOs, SIGPIPE default: "
@@ -226,8 +237,8 @@ CHECKS: dict[str, Check] = {c.name: c for c in [
           leak_on_failure),
     Check("leak_bio_new", "tlsnb", "heap shim + fail_bio_new.so: the 2nd BIO_new of each attempt fails; 1 and 17 "
           "attempts leave the same blocks at exit", leak_bio_new),
-    Check("stale_error", "tlsnb", "200 truncated responses, 32 in flight: every attempt read/-1, none fails "
-          "another's handshake", stale_error),
+    Check("stale_error", "tlsnb", "mux.py: 64 healthy trickled responses and 64 wrong-host handshakes in one "
+          "process, 32 in flight: 64 ok/0 and 64 handshake/62, none failed for another's error", stale_error),
     Check("unit_dns_judge", "units", "GoogleTest DnsJudge.* (client/tests/dns_judge_test.cc)", _units("DnsJudge.*")),
     Check("unit_dns_name", "units", "GoogleTest DnsName.* (client/tests/dns_name_test.cc)", _units("DnsName.*")),
 ]}
