@@ -29,15 +29,19 @@ void Loop::start_dial(std::unique_ptr<Attempt> attempt, uint32_t addr) {
 }
 
 // Starts new attempts while there is room: a lookup slot for names, a connection slot to dial.
-void Loop::admit(int64_t now) {
-  while (started_ < options_.count && static_cast<long>(in_flight()) < options_.parallel) {
-    if (resolver_ ? !resolver_->has_free_slot() : free_slots_.empty()) return;
+// At most admit_per_turn a turn, so starting 1,024 attempts does not stall the loop in one
+// stretch; true when more could start at once (the next epoll_wait then does not sleep).
+bool Loop::admit(int64_t now) {
+  for (int admitted = 0; started_ < options_.count && static_cast<long>(in_flight()) < options_.parallel;
+       ++admitted) {
+    if (resolver_ ? !resolver_->has_free_slot() : free_slots_.empty()) return false;
+    if (admitted == admit_per_turn) return true;
     uint64_t conn = static_cast<uint64_t>(started_);
     std::unique_ptr<Attempt> attempt;
     try {
       attempt = std::make_unique<Attempt>(conn, shared_);
     } catch (const std::bad_alloc&) {
-      return;  // nothing started: try again on the next turn
+      return true;  // nothing started: try again on the next turn
     }
     ++started_;
     Attempt* raw = attempt.get();
@@ -58,6 +62,7 @@ void Loop::admit(int64_t now) {
       if (attempt) finished_.push_back(std::move(attempt));  // else a slot or the lookup table holds it
     }
   }
+  return false;
 }
 
 void Loop::fire(const Timer& timer) {
@@ -158,8 +163,8 @@ bool Loop::run(RunStats* stats, std::string* error) {
   double woke = monotonic_ms_precise();
   while (stats_.count < options_.count) {
     int64_t now = monotonic_ms();
-    admit(now);
-    int timeout = timers_.timeout_ms(now);
+    bool more = admit(now);
+    int timeout = more ? 0 : timers_.timeout_ms(now);
     double gap = monotonic_ms_precise() - woke;  // work done since the last wake-up: the loop was not waiting
     if (gap > stats_.loop_gap_max_ms) stats_.loop_gap_max_ms = gap;
     int n = epoll_wait(epfd, events.data(), static_cast<int>(events.size()), timeout);

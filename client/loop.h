@@ -35,7 +35,8 @@ class Loop {
   bool run(RunStats* stats, std::string* error);
 
  private:
-  void admit(int64_t now);
+  static constexpr int admit_per_turn = 64;
+  bool admit(int64_t now);
   void start_dial(std::unique_ptr<Attempt> attempt, uint32_t addr);
   void fire(const Timer& timer);
   void settle_lookups();
