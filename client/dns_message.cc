@@ -11,8 +11,8 @@ namespace {
 constexpr uint16_t kFlagQr = 0x8000;
 constexpr uint16_t kFlagTc = 0x0200;
 constexpr uint16_t kFlagRd = 0x0100;
-constexpr size_t kQuestionTail = 4;   // QTYPE, QCLASS
-constexpr size_t kRecordFixed = 10;   // TYPE, CLASS, TTL, RDLENGTH
+constexpr size_t kQuestionTail = 4;       // QTYPE, QCLASS
+constexpr size_t kRecordFixed = 10;       // TYPE, CLASS, TTL, RDLENGTH
 constexpr uint32_t kTtlMax = 0x7fffffff;  // RFC 2181 8: a TTL with the top bit set means 0
 
 // The caller has checked that the octets are inside the message.
@@ -27,13 +27,20 @@ void put_u16(std::vector<uint8_t>& out, uint16_t value) {
 
 int rcode_code(uint8_t rcode) {
   switch (rcode) {
-    case 0: return ok;
-    case 1: return formerr;
-    case 2: return servfail;
-    case 3: return nxdomain;
-    case 4: return notimp;
-    case 5: return refused;
-    default: return rcode_other;
+    case 0:
+      return ok;
+    case 1:
+      return formerr;
+    case 2:
+      return servfail;
+    case 3:
+      return nxdomain;
+    case 4:
+      return notimp;
+    case 5:
+      return refused;
+    default:
+      return rcode_other;
   }
 }
 
@@ -199,6 +206,7 @@ Query build_query(uint16_t id, std::string_view name, uint16_t qtype) {
 
 Answer parse_response(Span msg, const Query& asked) {
   Answer answer;
+  if (asked.code != ok) return with_code(answer, bad_name);  // nothing was asked
   if (msg.size < header_size) return with_code(answer, malformed, Fault::header_short);
   uint16_t flags = u16_at(msg, 2);
   answer.rcode = static_cast<uint8_t>(flags & 0x0F);

@@ -46,7 +46,7 @@ struct Answer {
   int ignored = 0;             // answer records for another name, type or class
 };
 
-// Checks, in this order: the header is whole; the id, QR and opcode are the query's;
+// Checks, in this order: the query was made (else bad_name); the header is whole; the id, QR and opcode are the query's;
 // exactly one question, equal to the query's (name without regard to case, type, class IN);
 // TC clear; RCODE 0; then every answer record parses (the authority and additional
 // sections are not read). ok needs at least one A record for the name or its chain.

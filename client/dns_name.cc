@@ -10,8 +10,7 @@ constexpr uint8_t kPointer = 0xC0;  // the two top bits of a length octet (RFC 1
 constexpr uint8_t kKindMask = 0xC0;
 
 bool is_host_byte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
 // Wire length octets are at most 63, below every letter (65 and up): folding them is harmless.
@@ -84,6 +83,7 @@ bool name_from_text(std::string_view text, Name& out) {
 
 bool same_name(const Name& a, const Name& b) {
   if (a.size != b.size) return false;
+  if (std::memcmp(a.wire, b.wire, a.size) == 0) return true;  // the usual case, and the cheap one
   for (size_t i = 0; i < a.size; ++i) {
     if (fold(a.wire[i]) != fold(b.wire[i])) return false;
   }

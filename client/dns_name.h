@@ -20,7 +20,7 @@ struct Span {
 constexpr size_t header_size = 12;
 constexpr size_t max_name = 255;  // octets on the wire, root label included (RFC 1035 2.3.4)
 constexpr size_t max_label = 63;
-constexpr int max_jumps = 128;    // pointers followed in one name
+constexpr int max_jumps = 128;  // pointers followed in one name
 
 // A name in uncompressed wire form: length-prefixed labels, then the root label (0).
 struct Name {

@@ -39,7 +39,6 @@ class FrameReader {
 
   State state_ = State::length_high;
   size_t length_ = 0;  // of the message being read
-  size_t filled_ = 0;  // octets of it read so far
   std::vector<uint8_t> body_;
   std::deque<std::vector<uint8_t>> whole_;
 };

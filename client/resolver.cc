@@ -123,19 +123,23 @@ class Resolver::Query final : public Watcher {
         int framing = reader_.finish();
         return end(framing == dns::ok ? dns::closed : framing);
       }
-      if (int framing = reader_.feed(dns::Span{buf, static_cast<size_t>(n)}); framing != dns::ok) return end(framing);
+      int framing = reader_.feed(dns::Span{buf, static_cast<size_t>(n)});
       std::vector<uint8_t> message;
-      if (reader_.pop(message)) {
+      if (reader_.pop(message)) {  // a whole answer first, even if the stream went bad after it
         judge(dns::Span{message.data(), message.size()});
         return;
       }
+      if (framing != dns::ok) return end(framing);
     }
   }
 
   // Parses one answer; true when the lookup is over (or moved to TCP).
   bool judge(dns::Span message) {
     dns::Answer answer = dns::parse_response(message, asked_);
-    if (udp_ && answer.code == dns::id_mismatch) return false;
+    // Over UDP anyone can send a datagram: what is not an answer to our query is noise.
+    if (udp_ && (answer.code == dns::id_mismatch || answer.code == dns::not_a_response ||
+                 answer.code == dns::question_mismatch))
+      return false;
     if (udp_ && answer.code == dns::truncated) {  // the answer did not fit: ask again over TCP
       open(false);
       return true;

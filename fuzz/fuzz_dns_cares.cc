@@ -20,15 +20,14 @@ constexpr int kCaresMaxJumps = 50;  // c-ares 1.18.1 rejects a name with more po
 
 // How c-ares sees one name: it follows any pointer inside the message, forward or not.
 struct NameShape {
-  bool read = false;           // c-ares can read it at all (within its own limits or ours)
+  bool read = false;  // c-ares can read it at all (within its own limits or ours)
   int jumps = 0;
   bool root_quirk = false;     // first label is one NUL octet: c-ares takes it for the root, 3 octets long
   bool hostname_bytes = true;  // every label octet in [A-Za-z0-9-_/], what c-ares wants in a CNAME target
 };
 
 bool cares_hostname_byte(uint8_t c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-         c == '/';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '/';
 }
 
 NameShape shape_at(dns::Span msg, size_t pos) {
@@ -57,10 +56,10 @@ NameShape shape_at(dns::Span msg, size_t pos) {
 
 // What in this message c-ares treats differently, found by walking it the way we do.
 struct Quirks {
-  bool unrelated_cname = false;      // D2: an IN CNAME of a name outside our chain
-  bool root_quirk = false;           // D5
-  bool over_cares_jumps = false;     // D4: a name with more than 50 pointers
-  bool cname_not_hostname = false;   // D4: a CNAME target with a byte c-ares refuses
+  bool unrelated_cname = false;     // D2: an IN CNAME of a name outside our chain
+  bool root_quirk = false;          // D5
+  bool over_cares_jumps = false;    // D4: a name with more than 50 pointers
+  bool cname_not_hostname = false;  // D4: a CNAME target with a byte c-ares refuses
 
   void note(const NameShape& shape) {
     root_quirk |= shape.root_quirk;
@@ -114,14 +113,20 @@ bool stricter_than_cares(dns::Fault fault) {
 }
 
 struct Tally {
-  long agreed = 0, header = 0, question = 0, unrelated_cname = 0, root_quirk = 0, ours_stricter = 0,
-       cares_stricter = 0;
+  long agreed = 0, header = 0, question = 0, unrelated_cname = 0, root_quirk = 0, cares_stricter = 0;
+  long ours_stricter[static_cast<int>(dns::Fault::cname_chain_too_long) + 1] = {0};
   ~Tally() {
+    std::string stricter;
+    for (int f = 0; f <= static_cast<int>(dns::Fault::cname_chain_too_long); ++f) {
+      if (ours_stricter[f] == 0) continue;
+      stricter += (stricter.empty() ? "" : ", ") + std::string(dns::fault_name(static_cast<dns::Fault>(f))) + " " +
+                  std::to_string(ours_stricter[f]);
+    }
     std::fprintf(stderr,
                  "differential: %ld agreed; not compared: %ld header (D1), %ld question type/class (D1); differed "
-                 "as documented: %ld unrelated CNAME (D2), %ld stricter here (D3), %ld stricter in c-ares (D4), "
+                 "as documented: %ld unrelated CNAME (D2), stricter here (D3): [%s], %ld stricter in c-ares (D4), "
                  "%ld root quirk (D5)\n",
-                 agreed, header, question, unrelated_cname, ours_stricter, cares_stricter, root_quirk);
+                 agreed, header, question, unrelated_cname, stricter.c_str(), cares_stricter, root_quirk);
   }
 };
 Tally tally;
@@ -165,14 +170,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<ares_addrttl> ttls(msg.size / 15 + 1);
   int count = static_cast<int>(ttls.size());
   int status = ares_parse_a_reply(msg.data, static_cast<int>(msg.size), nullptr, ttls.data(), &count);
-  std::string theirs = status == ARES_SUCCESS && count > 0               ? "ok"
+  std::string theirs = status == ARES_SUCCESS && count > 0                ? "ok"
                        : status == ARES_SUCCESS || status == ARES_ENODATA ? "no_address"
                                                                           : "malformed";
   std::string mine = verdict_of(ours.code);
 
   std::vector<uint32_t> our_addrs, their_addrs;
   for (const in_addr& a : ours.addrs) our_addrs.push_back(a.s_addr);
-  for (int i = 0; status == ARES_SUCCESS && i < count; ++i) their_addrs.push_back(ttls[i].ipaddr.s_addr);
+  for (int i = 0; status == ARES_SUCCESS && i < count; ++i)
+    their_addrs.push_back(ttls[static_cast<size_t>(i)].ipaddr.s_addr);
   if (mine == theirs && our_addrs == their_addrs) return ++tally.agreed, 0;
 
   // They differ: each documented difference that explains it is a filter.
@@ -183,7 +189,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (quirks.root_quirk) return ++tally.root_quirk, 0;
   // D3: forward or header pointers, names over 255, A records not 4 octets, CNAMEs that do
   // not fill their RDATA, CNAME loops and chains over 16: we refuse, c-ares accepts.
-  if (mine == "malformed" && theirs != "malformed" && stricter_than_cares(ours.fault)) return ++tally.ours_stricter, 0;
+  if (mine == "malformed" && theirs != "malformed" && stricter_than_cares(ours.fault)) {
+    return ++tally.ours_stricter[static_cast<int>(ours.fault)], 0;
+  }
   // D4: over 50 pointers in a name, a CNAME target outside [A-Za-z0-9-_/]: c-ares refuses.
   if (theirs == "malformed" && mine != "malformed" && (quirks.over_cares_jumps || quirks.cname_not_hostname)) {
     return ++tally.cares_stricter, 0;

@@ -4,8 +4,7 @@
 //  - every address kept was written in the message as an A IN record (TYPE 1, CLASS 1, any TTL,
 //    RDLENGTH 4, then the four octets), found by a plain scan independent of the parser's walk;
 //  - pin_choose: a refused answer names a special address and no special address stands before
-//    it; a chosen one has no special address at all; --allow-private always chooses the first;
-//  - parsing is a function of the octets: a second parse describes the same answer.
+//    it; a chosen one has no special address at all; --allow-private always chooses the first.
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -44,7 +43,8 @@ void check_fields(dns::Span msg, const dns::Answer& answer) {
     std::vector<uint32_t> shapes = a_record_shapes(msg);
     for (const in_addr& addr : answer.addrs) PROPERTY(std::binary_search(shapes.begin(), shapes.end(), addr.s_addr));
   }
-  if (msg.size >= dns::header_size) PROPERTY(answer.addrs.size() <= static_cast<size_t>(msg.data[6] << 8 | msg.data[7]));
+  if (msg.size >= dns::header_size)
+    PROPERTY(answer.addrs.size() <= static_cast<size_t>(msg.data[6] << 8 | msg.data[7]));
 }
 
 void check_pin(const std::vector<in_addr>& addrs) {
@@ -71,6 +71,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dns::Answer answer = dns::parse_response(msg, asked);
   check_fields(msg, answer);
   check_pin(answer.addrs);
-  PROPERTY(dns::describe(answer) == dns::describe(dns::parse_response(msg, asked)));
   return 0;
 }

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define PROPERTY(cond)                                                                    \
-  do {                                                                                    \
-    if (!(cond)) {                                                                        \
+#define PROPERTY(cond)                                                                        \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "%s:%d: property does not hold: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                       \
-    }                                                                                     \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)

@@ -87,6 +87,9 @@ def fuzz(gate: Gate, fuzzer: Path, target: str, corpus: Path, work: Path, runs: 
               f"cov {cov[-1][0] if cov else '?'} ft {cov[-1][1] if cov else '?'}, "
               f"corpus {len(list(scratch.iterdir()))} new inputs")
     gate.check("fuzz", done, detail if done else f"fewer executions than {runs}: {detail}")
+    for line in proc.stderr.splitlines():  # a target's own tally (fuzz_dns_cares prints one)
+        if line.startswith("differential:"):
+            print(f"  {line}", flush=True)
 
 
 def main() -> int:

@@ -74,6 +74,10 @@ class Builder:
         missing = [str(e.output) for e in found if not e.output.is_file()]
         if missing:
             raise BuildError(f"{program}: object not built: {missing[0]} (build the tree first)")
+        # A mutant is built from today's source and the build's other objects: they must agree.
+        stale = [e for e in found if e.source.stat().st_mtime > e.output.stat().st_mtime]
+        if stale:
+            raise BuildError(f"{program}: {stale[0].source} is newer than its object (build the tree first)")
         return found
 
     def entry_for(self, program: str, source: Path) -> Compiled:

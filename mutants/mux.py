@@ -4,7 +4,8 @@
 One client process then meets several peers at once (a healthy one and a failing one),
 which is what a thread-wide state such as OpenSSL's error queue needs to be tested:
 connection 0 goes to the first --backend, connection 1 to the second, and so on. Bytes are
-copied both ways untouched; an end of stream is passed on as a half-close.
+copied both ways untouched; an end of stream is passed on as a half-close. A backend written
+HOST:PORT+MS is dialled MS milliseconds late (its client waits), so its peer acts later.
 
 Prints `READY <port>`; on SIGTERM prints `REPORT {"connections": N, "by_backend": [...]}`.
 """
@@ -19,8 +20,8 @@ import socket
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--backend", action="append", required=True, metavar="HOST:PORT",
-                   help="a peer to hand connections to (repeat: used in turn)")
+    p.add_argument("--backend", action="append", required=True, metavar="HOST:PORT[+MS]",
+                   help="a peer to hand connections to (repeat: used in turn); +MS dials it MS ms late")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     return p.parse_args()
 
@@ -38,7 +39,11 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
 
 async def main() -> None:
     ns = parse_args()
-    backends = [(h, int(p)) for h, p in (b.rsplit(":", 1) for b in ns.backend)]
+    backends = []
+    for spec in ns.backend:
+        address, _, late = spec.partition("+")
+        host, port = address.rsplit(":", 1)
+        backends.append((host, int(port), int(late or 0) / 1000))
     counts = [0] * len(backends)
     accepted = 0
 
@@ -47,8 +52,10 @@ async def main() -> None:
         index = accepted % len(backends)
         accepted += 1
         counts[index] += 1
+        host, port, late = backends[index]
         try:
-            b_reader, b_writer = await asyncio.open_connection(*backends[index])
+            await asyncio.sleep(late)
+            b_reader, b_writer = await asyncio.open_connection(host, port)
         except OSError:
             c_writer.transport.abort()
             return

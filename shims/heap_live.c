@@ -13,15 +13,16 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define LIVE_BITS 20 /* 1,048,576 slots; tracking stops (and says so) past three quarters */
+#define LIVE_BITS 18 /* 262,144 slots; tracking stops (and says so) past three quarters */
 
 struct entry {
   uintptr_t ptr; /* 0: empty */
   size_t size;
-  void *stack[LIVE_FRAMES];
 };
 
+/* Two mappings: the stacks (64 bytes a slot) only in stacks mode, so a sizes run touches 4 MiB. */
 static struct entry *table;
+static void *(*stacks)[LIVE_FRAMES];
 static size_t used;
 static int overflow;
 static enum live_mode mode;
@@ -38,13 +39,17 @@ static size_t slot_of(uintptr_t p) { return (size_t)(((uint64_t)(p >> 4) * 0x9E3
 
 #define MASK (((size_t)1 << LIVE_BITS) - 1)
 
+static void *map(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
 int live_start(enum live_mode m) {
-  void *t = mmap(NULL, sizeof(struct entry) << LIVE_BITS, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (t == MAP_FAILED) return 0;
-  table = t;
-  mode = m;
-  return 1;
+  table = map(sizeof(struct entry) << LIVE_BITS);
+  if (table && m == LIVE_STACKS) stacks = map(sizeof *stacks << LIVE_BITS);
+  mode = table && (m != LIVE_STACKS || stacks) ? m : LIVE_OFF;
+  if (mode == LIVE_OFF) table = NULL;
+  return mode != LIVE_OFF;
 }
 
 enum live_mode live_mode(void) { return table ? mode : LIVE_OFF; }
@@ -60,8 +65,10 @@ void live_add(void *p, size_t size, void *const *stack, int frames) {
     if (!table[i].ptr) used++;
     table[i].ptr = (uintptr_t)p;
     table[i].size = size;
-    memset(table[i].stack, 0, sizeof table[i].stack);
-    for (int f = 0; f < frames && f < LIVE_FRAMES; f++) table[i].stack[f] = stack[f];
+    if (stacks) {
+      memset(stacks[i], 0, sizeof stacks[i]);
+      for (int f = 0; f < frames && f < LIVE_FRAMES; f++) stacks[i][f] = stack[f];
+    }
   }
   unlock();
 }
@@ -79,6 +86,7 @@ void live_remove(void *p) {
       /* move j back into the hole at i when its home is not in (i, j] */
       if (((j - home) & MASK) >= ((j - i) & MASK)) {
         table[i] = table[j];
+        if (stacks) memcpy(stacks[i], stacks[j], sizeof stacks[i]);
         i = j;
       }
     }
@@ -124,9 +132,9 @@ size_t live_stacks_text(char *out, size_t cap) {
     if (!table[i].ptr) continue;
     listed++;
     at = append(out, at, cap, "tlslab-heap-shim-live %zu bytes:", table[i].size);
-    for (int f = 0; f < LIVE_FRAMES && table[i].stack[f]; f++) {
+    for (int f = 0; stacks && f < LIVE_FRAMES && stacks[i][f]; f++) {
       Dl_info info;
-      void *pc = table[i].stack[f];
+      void *pc = stacks[i][f];
       if (dladdr(pc, &info) && info.dli_sname)
         at = append(out, at, cap, " %s+0x%tx", info.dli_sname, (char *)pc - (char *)info.dli_saddr);
       else if (dladdr(pc, &info) && info.dli_fname)

@@ -134,7 +134,7 @@ static int env_choice(const char *name, const char *const *names, int n, int fal
 
 static void read_settings(void) {
   static const char *const dirs[] = {"send", "recv"};
-  cfg.mode = env_choice("TLSLAB_IO_MODE", MODE_NAMES, 3, MODE_FIXED);
+  cfg.mode = (enum mode)env_choice("TLSLAB_IO_MODE", MODE_NAMES, 3, MODE_FIXED);
   uint64_t cap_default = cfg.mode == MODE_RANDOM ? 4096 : 0;
   cfg.max[DIR_SEND] = env_u64("TLSLAB_IO_MAX_SEND", cap_default);
   cfg.max[DIR_RECV] = env_u64("TLSLAB_IO_MAX_RECV", cap_default);
@@ -143,10 +143,10 @@ static void read_settings(void) {
   cfg.eagain_every = (unsigned)env_u64("TLSLAB_IO_EAGAIN_EVERY", 0);
   cfg.seed_given = getenv("TLSLAB_IO_SEED") && *getenv("TLSLAB_IO_SEED");
   cfg.seed = env_u64("TLSLAB_IO_SEED", ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid());
-  cfg.fault = env_choice("TLSLAB_IO_FAULT", FAULT_NAMES, 3, FAULT_NONE);
+  cfg.fault = (enum fault)env_choice("TLSLAB_IO_FAULT", FAULT_NAMES, 3, FAULT_NONE);
   cfg.fault_conn = (long)env_u64("TLSLAB_IO_FAULT_CONN", 0);
   cfg.fault_byte = env_u64("TLSLAB_IO_FAULT_BYTE", 0);
-  cfg.fault_dir = env_choice("TLSLAB_IO_FAULT_DIR", dirs, 2, cfg.fault == FAULT_EPIPE ? DIR_SEND : DIR_RECV);
+  cfg.fault_dir = (enum dir)env_choice("TLSLAB_IO_FAULT_DIR", dirs, 2, cfg.fault == FAULT_EPIPE ? DIR_SEND : DIR_RECV);
   if (cfg.fault == FAULT_EPIPE && cfg.fault_dir != DIR_SEND)
     bad_setting("TLSLAB_IO_FAULT_DIR", "recv (EPIPE is a send error)");
   shim_env_copy("TLSLAB_IO_REPORT", cfg.report, sizeof cfg.report);

@@ -1,11 +1,12 @@
 // Queries and the parsing of their responses: header checks, the question, answer records,
 // CNAME chains, RCODE and TC, and the named malformed inputs.
+#include "dns_message.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
-#include "dns_message.h"
 #include "dns_packet_builder.h"
 
 using dns_test::ask;
@@ -40,7 +41,11 @@ Bytes www_bytes(uint16_t ancount) { return Bytes().header(kId, kResponse, 1, anc
 TEST(DnsQuery, QueryIsBuiltAsSent) {
   dns::Query query = dns::build_query(0xBEEF, "www.example.com");
   ASSERT_EQ(dns::ok, query.code);
-  EXPECT_EQ("beef01000001000000000000" "03777777076578616d706c6503636f6d00" "00010001", hex(query.message));
+  EXPECT_EQ(
+      "beef01000001000000000000"
+      "03777777076578616d706c6503636f6d00"
+      "00010001",
+      hex(query.message));
   EXPECT_EQ(hex(query.message), hex(dns::build_query(0xBEEF, "www.example.com.").message));
 }
 
@@ -55,12 +60,22 @@ TEST(DnsQuery, InvalidNamesAreRejected) {
   EXPECT_EQ(dns::bad_name, dns::build_query(1, label + "." + label + "." + label + "." + std::string(62, 'a')).code);
 }
 
+/* A query that was never built answers nothing */
+TEST(DnsResponse, AnswerToAQueryNeverBuiltIsBadName) {
+  EXPECT_EQ("bad_name", parse(www().a("www.example.com", "1.2.3.4").bytes(), dns::build_query(kId, "a..b")));
+}
+
 /* One A record for the name is the answer */
-TEST(DnsResponse, OneAddressIsKept) { EXPECT_EQ("ok [1.2.3.4] ttl=300", parse(www().a("www.example.com", "1.2.3.4").bytes())); }
+TEST(DnsResponse, OneAddressIsKept) {
+  EXPECT_EQ("ok [1.2.3.4] ttl=300", parse(www().a("www.example.com", "1.2.3.4").bytes()));
+}
 
 /* Addresses keep answer order, and the smallest TTL is reported */
 TEST(DnsResponse, AddressesKeepAnswerOrderAndTheSmallestTtl) {
-  Packet p = www().a("www.example.com", "5.6.7.8", 600).a("www.example.com", "1.2.3.4", 30).a("www.example.com", "9.9.9.9", 90);
+  Packet p = www()
+                 .a("www.example.com", "5.6.7.8", 600)
+                 .a("www.example.com", "1.2.3.4", 30)
+                 .a("www.example.com", "9.9.9.9", 90);
   EXPECT_EQ("ok [5.6.7.8 1.2.3.4 9.9.9.9] ttl=30", parse(p.bytes()));
 }
 
@@ -119,7 +134,7 @@ TEST(DnsResponse, CutInAnAnswerIsMalformed) {
   std::vector<uint8_t> whole = www().a("www.example.com", "1.2.3.4").bytes();  // answer at 33..63
   std::string got;
   for (size_t cut = 33; cut < whole.size(); ++cut) {
-    got += std::to_string(cut) + ":" + parse({whole.begin(), whole.begin() + cut}) + "\n";
+    got += std::to_string(cut) + ":" + parse({whole.data(), whole.data() + cut}) + "\n";
   }
   std::string expected;
   for (size_t cut = 33; cut < whole.size(); ++cut) {
@@ -142,16 +157,19 @@ TEST(DnsResponse, ARecordOfTheWrongLengthIsMalformed) {
   for (int length : {0, 3, 4, 5, 16}) {
     Bytes rdata;
     for (int i = 0; i < length; ++i) rdata.u8(static_cast<uint8_t>(i + 1));
-    got += std::to_string(length) + ":" + parse(www().answer("www.example.com", dns::type_a, dns::class_in, 9, rdata).bytes()) + " ";
+    got += std::to_string(length) + ":" +
+           parse(www().answer("www.example.com", dns::type_a, dns::class_in, 9, rdata).bytes()) + " ";
   }
-  EXPECT_EQ("0:malformed(a_rdlength) 3:malformed(a_rdlength) 4:ok [1.2.3.4] ttl=9 5:malformed(a_rdlength) "
-            "16:malformed(a_rdlength) ",
-            got);
+  EXPECT_EQ(
+      "0:malformed(a_rdlength) 3:malformed(a_rdlength) 4:ok [1.2.3.4] ttl=9 5:malformed(a_rdlength) "
+      "16:malformed(a_rdlength) ",
+      got);
 }
 
 /* A broken A record refuses the message even when it is for another name */
 TEST(DnsResponse, ARecordOfTheWrongLengthForAnotherNameIsMalformed) {
-  Packet p = www().a("www.example.com", "1.2.3.4").answer("other.example", dns::type_a, dns::class_in, 9, Bytes().u8(1));
+  Packet p =
+      www().a("www.example.com", "1.2.3.4").answer("other.example", dns::type_a, dns::class_in, 9, Bytes().u8(1));
   EXPECT_EQ("malformed(a_rdlength)", parse(p.bytes()));
 }
 
@@ -189,7 +207,10 @@ TEST(DnsResponse, RootNameIsNotOurs) {
 
 /* A CNAME chain is followed in answer order to the addresses of its last name */
 TEST(DnsResponse, CnameChainIsFollowedInOrder) {
-  Packet p = www().cname("www.example.com", "a.example", 100).cname("A.EXAMPLE", "b.example", 50).a("b.example", "1.2.3.4", 200);
+  Packet p = www()
+                 .cname("www.example.com", "a.example", 100)
+                 .cname("A.EXAMPLE", "b.example", 50)
+                 .a("b.example", "1.2.3.4", 200);
   EXPECT_EQ("ok [1.2.3.4] ttl=50 cnames=2", parse(p.bytes()));
 }
 
@@ -218,8 +239,11 @@ TEST(DnsResponse, CnameOfAnotherNameIsIgnored) {
 
 /* A CNAME back into the chain is a loop, refused */
 TEST(DnsResponse, CnameLoopIsMalformed) {
-  EXPECT_EQ("malformed(cname_loop)",
-            parse(www().cname("www.example.com", "a.example").cname("a.example", "WWW.example.com").a("www.example.com", "1.2.3.4").bytes()));
+  EXPECT_EQ("malformed(cname_loop)", parse(www()
+                                               .cname("www.example.com", "a.example")
+                                               .cname("a.example", "WWW.example.com")
+                                               .a("www.example.com", "1.2.3.4")
+                                               .bytes()));
   EXPECT_EQ("malformed(cname_loop)", parse(www().cname("www.example.com", "www.example.com").bytes()));
 }
 
@@ -233,8 +257,10 @@ TEST(DnsResponse, CnameChainLongerThan16IsMalformed) {
 
 /* A CNAME's RDATA is exactly one name: trailing octets, or a name past the RDATA, are refused */
 TEST(DnsResponse, CnameThatDoesNotFillItsRdataIsMalformed) {
-  EXPECT_EQ("malformed(cname_rdata)",
-            parse(www().answer("www.example.com", dns::type_cname, dns::class_in, 9, Bytes().name("a.example").u8(0)).bytes()));
+  EXPECT_EQ(
+      "malformed(cname_rdata)",
+      parse(
+          www().answer("www.example.com", dns::type_cname, dns::class_in, 9, Bytes().name("a.example").u8(0)).bytes()));
   Bytes msg = www_bytes(1);
   msg.pointer(12).fixed(dns::type_cname, dns::class_in, 9, 2).labels("a").u8(0);  // RDLENGTH 2, name of 3
   EXPECT_EQ("malformed(cname_rdata)", parse(msg.octets));
@@ -258,7 +284,8 @@ TEST(DnsResponse, HeaderMismatchesAreNamed) {
 /* The question must be ours: name, type and class */
 TEST(DnsResponse, QuestionMismatchesAreNamed) {
   EXPECT_EQ("question_mismatch", parse(Packet().question("evil.example").a("evil.example", "6.6.6.6").bytes()));
-  EXPECT_EQ("question_mismatch", parse(Packet().question("www.example.com", 28).a("www.example.com", "1.2.3.4").bytes()));
+  EXPECT_EQ("question_mismatch",
+            parse(Packet().question("www.example.com", 28).a("www.example.com", "1.2.3.4").bytes()));
   Bytes chaos = Bytes().header(kId, kResponse, 1, 0).name("www.example.com").u16(dns::type_a).u16(3);
   EXPECT_EQ("question_mismatch", parse(chaos.octets));
   EXPECT_EQ("question_mismatch", parse(www().a("www.example.com", "1.2.3.4").bytes(), ask("www.example.com.evil")));
@@ -268,9 +295,10 @@ TEST(DnsResponse, QuestionMismatchesAreNamed) {
 TEST(DnsResponse, RcodesAreNamed) {
   std::string got;
   for (int rcode : {1, 2, 3, 4, 5, 6, 9, 15}) got += parse(www().rcode(rcode).bytes()) + "; ";
-  EXPECT_EQ("formerr; servfail; nxdomain; notimp; refused; rcode_other rcode=6; rcode_other rcode=9; "
-            "rcode_other rcode=15; ",
-            got);
+  EXPECT_EQ(
+      "formerr; servfail; nxdomain; notimp; refused; rcode_other rcode=6; rcode_other rcode=9; "
+      "rcode_other rcode=15; ",
+      got);
 }
 
 /* An error RCODE wins over any answer records that came with it */
@@ -323,13 +351,14 @@ TEST(DnsResponse, ManyRecordsPointingAtOneLongNameAreRead) {
 /* Every code has its own name */
 TEST(DnsCodes, NamesAreDistinctAndStable) {
   std::string got;
-  for (int code : {0, -101, -102, -103, -104, -105, -106, -110, -111, -112, -113, -114, -115, -116, -120, -121, -122,
-                   -200, -201, -202, -203, -1, 7}) {
+  for (int code : {0,    -101, -102, -103, -104, -105, -106, -110, -111, -112, -113, -114,
+                   -115, -116, -120, -121, -122, -200, -201, -202, -203, -1,   7}) {
     got += std::to_string(code) + "=" + dns::dns_error_name(code) + " ";
   }
-  EXPECT_EQ("0=ok -101=formerr -102=servfail -103=nxdomain -104=notimp -105=refused -106=rcode_other "
-            "-110=malformed -111=id_mismatch -112=not_a_response -113=opcode_mismatch -114=question_mismatch "
-            "-115=truncated -116=no_address -120=bad_name -121=frame_empty -122=frame_cut -200=no_server "
-            "-201=closed -202=io_error -203=timeout -1=unknown 7=unknown ",
-            got);
+  EXPECT_EQ(
+      "0=ok -101=formerr -102=servfail -103=nxdomain -104=notimp -105=refused -106=rcode_other "
+      "-110=malformed -111=id_mismatch -112=not_a_response -113=opcode_mismatch -114=question_mismatch "
+      "-115=truncated -116=no_address -120=bad_name -121=frame_empty -122=frame_cut -200=no_server "
+      "-201=closed -202=io_error -203=timeout -1=unknown 7=unknown ",
+      got);
 }

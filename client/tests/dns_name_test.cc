@@ -1,9 +1,10 @@
 // Names on the wire: compression pointers, lengths, reserved label types, text forms.
+#include "dns_name.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "dns_name.h"
 #include "dns_packet_builder.h"
 
 using dns_test::Bytes;
@@ -104,7 +105,7 @@ TEST(DnsName, ChainOf200PointersIsRejected) {
     msg.pointer(static_cast<uint16_t>(last));
     last = here;
     if (i == 127) EXPECT_EQ("a next=" + std::to_string(here + 2), read(msg, here));  // 128 jumps
-    if (i == 128) EXPECT_EQ("too_many_jumps", read(msg, here));                     // 129 jumps
+    if (i == 128) EXPECT_EQ("too_many_jumps", read(msg, here));                      // 129 jumps
   }
   EXPECT_EQ("too_many_jumps", read(msg, last));
 }
@@ -127,7 +128,7 @@ TEST(DnsName, ReservedLabelTypesAreRejected) {
 
 /* 255 octets on the wire is the longest name; 256 is rejected */
 TEST(DnsName, NameOf255OctetsIsAcceptedAnd256Rejected) {
-  std::string longest = k63 + "." + k63 + "." + k63 + "." + k61;  // 3*64 + 62 + 1 = 255
+  std::string longest = k63 + "." + k63 + "." + k63 + "." + k61;   // 3*64 + 62 + 1 = 255
   std::string too_long = k63 + "." + k63 + "." + k63 + "." + k62;  // 256
   EXPECT_EQ(longest + " next=267", read(message().name(longest), 12));
   EXPECT_EQ("name_too_long", read(message().name(too_long), 12));

@@ -1,5 +1,7 @@
 // DNS over TCP framing: messages reassembled from chunks of any size, and the ways a
 // stream can end badly.
+#include "dns_stream.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,7 +9,6 @@
 
 #include "dns_message.h"
 #include "dns_packet_builder.h"
-#include "dns_stream.h"
 
 using dns_test::Bytes;
 using dns_test::ExactCopy;
@@ -22,13 +23,14 @@ std::string reassemble(const std::vector<uint8_t>& stream, std::vector<size_t> s
   size_t at = 0;
   for (size_t i = 0; at < stream.size(); ++i) {
     size_t size = std::min(sizes[std::min(i, sizes.size() - 1)], stream.size() - at);
-    ExactCopy chunk({stream.begin() + at, stream.begin() + at + size});
+    ExactCopy chunk({stream.data() + at, stream.data() + at + size});
     fed = reader.feed(chunk.span());
     at += size;
   }
   std::string out = "[";
   std::vector<uint8_t> message;
-  for (bool first = true; reader.pop(message); first = false) out += (first ? "" : " ") + std::to_string(message.size());
+  for (bool first = true; reader.pop(message); first = false)
+    out += (first ? "" : " ") + std::to_string(message.size());
   return out + "] feed=" + dns::dns_error_name(fed) + " finish=" + dns::dns_error_name(reader.finish());
 }
 

@@ -84,6 +84,8 @@ class Sweep:
             run = run_tlsnb(self.ns.tlsnb, self.argv_args(), env=env, preload=self.ns.heap_shim, timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             return Result(n, "hang", True, "", None, "")
+        except ValueError as e:  # a line that starts like JSON and is not: the report is broken
+            return Result(n, f"no outcome line: malformed JSON on stdout ({e})", True, "", None, "")
         rep = read_report(report, HEAP_TAG)
         report.unlink(missing_ok=True)
         if run.signal:
@@ -247,6 +249,7 @@ def main() -> int:
         p.add_argument("--jobs", type=int, default=2, help="runs at once")
         p.add_argument("--seed", type=int, help="seed of the sample (default: a new one, printed)")
         p.add_argument("--transport", choices=TRANSPORTS, action="append", help="default: both")
+        p.add_argument("--dump", help="write every run (N, outcome, leak) to this TSV file")
     ns = gate_args(__doc__.splitlines()[0], extra)
     try:
         ns.only = [int(n) for n in ns.only]
@@ -264,6 +267,11 @@ def main() -> int:
     rows: list[Row] = []
     for transport in ns.transport or TRANSPORTS:
         results = sweep_transport(ns, gate, transport, record, rng)
+        if ns.dump:
+            with open(ns.dump, "a") as f:
+                for r in sorted(results, key=lambda r: r.n):
+                    sizes = r.report.get("live_sizes") if r.report else None
+                    f.write(f"{transport}\t{r.n}\t{r.outcome}\t{r.leak}\t{sizes}\n")
         rows += ranges(transport, [r for r in results if not r.bad()])
     seconds = time.monotonic() - started
     print(f"sweep took {seconds:.1f} s; repeat: {sys.executable} {Path(__file__).resolve()} --tlsnb {ns.tlsnb} "

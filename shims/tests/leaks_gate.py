@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""Leak gate: descriptors, heap and valgrind over success and failure paths (label leaks).
+
+Rows in leaks.tsv. A longrun row runs tlsnb twice under the heap shim, SHORT then LONG
+connections through 64 slots, the long run under `ulimit -n 200` (a leaked descriptor per
+connection stops it near connection 136): it must complete, leave no descriptor open, and end
+with the same outstanding heap as the short run (a leak of one byte a connection would put them
+LONG - SHORT bytes apart). A valgrind row runs tlsnb under valgrind --leak-check=full.
+
+    /usr/bin/python3 shims/tests/leaks_gate.py --tlsnb build/client/tlsnb \\
+        --heap-shim build/shims/libtlslab_heap.so [--soak] [--only Heap/Success/bio ...]
+"""
+from __future__ import annotations
+
+import csv
+import resource
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import Gate, Run, gate_args, run_tlsnb
+from shimlib import HEAP_TAG, client_args, heap_env, read_report, tls_server, verdict
+
+HERE = Path(__file__).resolve().parent
+NOFILE = 200
+SLOTS = 64
+STD_STREAMS = 3  # what is open at exit when nothing leaked
+VALGRIND = ["-q", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",
+            "--errors-for-leak-kinds=definite,indirect,possible", "--error-exitcode=99"]
+
+
+@dataclass
+class Row:
+    kind: str
+    case: str
+    transports: str
+    cert: str
+    server: str
+    client: str
+    expect: str
+    counts: str
+    soak: str
+    why: str
+
+
+def load_rows(path: Path) -> list[Row]:
+    with path.open() as f:
+        lines = [line for line in f if not line.startswith("#")]
+    return [Row(**r) for r in csv.DictReader(lines, delimiter="\t")]
+
+
+@contextmanager
+def nofile(limit: int):
+    """Lower this process's soft RLIMIT_NOFILE for the children started inside (ulimit -n)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def all_as_expected(run: Run, expect: str, count: int) -> str:
+    """'' when every one of COUNT attempts ended as EXPECT, else what happened."""
+    got = run.outcomes()
+    if run.signal:
+        return f"killed by signal {run.signal}"
+    if got != {expect: count}:
+        return f"outcomes {got}, expected {{{expect!r}: {count}}} (exit {run.rc}, stderr {run.stderr.strip()[-200:]!r})"
+    return ""
+
+
+def longrun(ns, gate: Gate, row: Row, transport: str) -> None:
+    short, long = (int(n) for n in (row.soak if ns.soak else row.counts).split())
+    name = f"{row.case}/{transport}"
+    reports = {}
+    runs = {}
+    behaviour, *server_args = row.server.split()
+    with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
+        for count in (short, long):
+            path = Path(ns.work) / f"leaks-heap-{row.case}-{transport}-{count}.json"
+            args = client_args(ns.certs, server.port, "--transport", transport, "--count", count,
+                               "--parallel", SLOTS, *row.client.split())
+            with nofile(NOFILE if count == long else resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
+                runs[count] = run_tlsnb(ns.tlsnb, args, env=heap_env("tlsnb", path), preload=ns.heap_shim,
+                                        timeout=900)
+            reports[count] = read_report(path, HEAP_TAG)
+    run, rep = runs[long], reports[long]
+    problem = all_as_expected(run, row.expect, long)
+    if not problem and (rep is None or rep["fds_open"] != STD_STREAMS):
+        problem = f"descriptors open at exit: {rep and rep['fds_open']}, expected {STD_STREAMS}"
+    verdict(gate, f"Descriptors/{name}", not problem, f"{problem}  ({row.why})")
+    print(f"  {long} connections under ulimit -n {NOFILE}: wall {run.wall_s:.1f} s, "
+          f"peak fds {run.summary.get('peak_fds')}, client cpu {run.summary.get('cpu_ms', 0):.0f} ms", flush=True)
+    a, b = reports[short], reports[long]
+    if a is None or b is None:
+        verdict(gate, f"Heap/{name}", False, "shim inactive: no heap report")
+        return
+    problem = all_as_expected(runs[short], row.expect, short)
+    same = (a["outstanding_bytes"], a["outstanding_blocks"]) == (b["outstanding_bytes"], b["outstanding_blocks"])
+    verdict(gate, f"Heap/{name}", same and not problem,
+            problem or f"outstanding at exit after {short}: {a['outstanding_bytes']} bytes in "
+                       f"{a['outstanding_blocks']} blocks; after {long}: {b['outstanding_bytes']} bytes in "
+                       f"{b['outstanding_blocks']} blocks ({(b['outstanding_bytes'] - a['outstanding_bytes']) / (long - short):+.2f} "
+                       f"bytes a connection)")
+    print(f"  outstanding at exit: {a['outstanding_bytes']} bytes / {a['outstanding_blocks']} blocks after {short}, "
+          f"{b['outstanding_bytes']} / {b['outstanding_blocks']} after {long}", flush=True)
+
+
+def under_valgrind(ns, row: Row, transport: str, valgrind: str) -> tuple[str, str]:
+    """Runs one valgrind row; returns (problem, figures)."""
+    behaviour, *server_args = row.server.split()
+    with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
+        args = client_args(ns.certs, server.port, "--transport", transport, *row.client.split())
+        run = run_tlsnb(ns.tlsnb, args, wrapper=[valgrind, *VALGRIND], timeout=600)
+    count = int(row.client.split("--count")[1].split()[0])
+    problem = all_as_expected(run, row.expect, count)
+    noise = [line for line in run.stderr.splitlines() if line.startswith("==")]
+    if run.rc == 99 or noise:
+        problem = f"valgrind reported (exit {run.rc}):\n" + "\n".join(noise[:40])
+    return problem, f"wall {run.wall_s:.1f} s under valgrind"
+
+
+def main() -> int:
+    def extra(p):
+        p.add_argument("--heap-shim", required=True, help="libtlslab_heap.so")
+        p.add_argument("--rows", default=str(HERE / "leaks.tsv"), help="the rows (default: leaks.tsv)")
+        p.add_argument("--soak", action="store_true", help="the soak counts (10,000 and 40,000)")
+        p.add_argument("--jobs", type=int, default=2, help="valgrind runs at once")
+    ns = gate_args(__doc__.splitlines()[0], extra)
+    gate = Gate("leaks")
+
+    def wanted(kind_names: list[str]) -> bool:
+        return not ns.only or any(n in ns.only for n in kind_names)
+
+    rows = load_rows(Path(ns.rows))
+    for row in (r for r in rows if r.kind == "longrun"):
+        for t in row.transports.split():
+            if wanted([f"Descriptors/{row.case}/{t}", f"Heap/{row.case}/{t}", row.case]):
+                longrun(ns, gate, row, t)
+    valgrind = shutil.which("valgrind")
+    todo = [(r, t) for r in rows if r.kind == "valgrind" for t in r.transports.split()
+            if wanted([f"Valgrind/{r.case}/{t}", r.case])]
+    if todo and not valgrind:
+        for r, t in todo:
+            gate.skip(f"Valgrind/{r.case}/{t}", "valgrind is not installed")
+    elif todo:
+        with ThreadPoolExecutor(max_workers=ns.jobs) as pool:
+            results = list(pool.map(lambda rt: under_valgrind(ns, rt[0], rt[1], valgrind), todo))
+        for (r, t), (problem, figs) in zip(todo, results):
+            verdict(gate, f"Valgrind/{r.case}/{t}", not problem, f"{problem}  ({r.why})")
+            print(f"  {figs}", flush=True)
+    if gate.failed:
+        print(f"  reproduce: {sys.executable} {Path(__file__).resolve()} --tlsnb {ns.tlsnb} --heap-shim {ns.heap_shim} "
+              f"--certs {ns.certs} --only CASE" + (" --soak" if ns.soak else ""), flush=True)
+    return gate.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
