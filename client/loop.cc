@@ -164,6 +164,9 @@ bool Loop::run(RunStats* stats, std::string* error) {
   while (stats_.count < options_.count) {
     int64_t now = monotonic_ms();
     bool more = admit(now);
+    long reported = stats_.count;
+    reap();  // attempts that ended while starting (a setup failure): report them now, not at the next wake-up
+    if (stats_.count != reported) continue;
     int timeout = more ? 0 : timers_.timeout_ms(now);
     double gap = monotonic_ms_precise() - woke;  // work done since the last wake-up: the loop was not waiting
     if (gap > stats_.loop_gap_max_ms) stats_.loop_gap_max_ms = gap;

@@ -24,7 +24,7 @@ class RowError(Exception):
 @dataclass
 class Mutant:
     name: str
-    line: int
+    where: str           # file:line of the row, for messages
     file: str            # relative to the repository, e.g. client/attempt.cc
     find: str
     replace: str
@@ -38,16 +38,16 @@ class Mutant:
         """(check, expected verdict), the killer first."""
         return [(self.killer, self.expect), *self.also.items()]
 
-    def mutated_text(self, root: Path, rows_path: Path) -> str:
+    def mutated_text(self, root: Path) -> str:
         """The source with the edit applied; RowError unless `find` occurs exactly once."""
         source = root / self.file
         try:
             text = source.read_text()
         except OSError as e:
-            raise RowError(f"{rows_path}:{self.line}: {self.name}: cannot read {self.file}: {e.strerror}")
+            raise RowError(f"{self.where}: {self.name}: cannot read {self.file}: {e.strerror}")
         count = text.count(self.find)
         if count != 1:
-            raise RowError(f"{rows_path}:{self.line}: {self.name}: `find` occurs {count} times in {self.file} "
+            raise RowError(f"{self.where}: {self.name}: `find` occurs {count} times in {self.file} "
                            f"(must be exactly once: the patch no longer applies)")
         return text.replace(self.find, self.replace)
 
@@ -82,7 +82,7 @@ def load(path: Path, root: Path, checks: set[str]) -> list[Mutant]:
         for key in ROW_KEYS:
             if key != "also" and key in row and not isinstance(row[key], str):
                 raise RowError(f"{where}: {key} must be a string")
-        m = Mutant(line=line, also=dict(row.get("also", {})), **{k: v for k, v in row.items() if k != "also"})
+        m = Mutant(where=where, also=dict(row.get("also", {})), **{k: v for k, v in row.items() if k != "also"})
         if m.name in seen or not re.fullmatch(r"[a-z0-9_]+", m.name):
             raise RowError(f"{where}: name {m.name!r} is repeated or not [a-z0-9_]+")
         seen.add(m.name)
@@ -97,6 +97,6 @@ def load(path: Path, root: Path, checks: set[str]) -> list[Mutant]:
                 raise RowError(f"{where}: {m.name}: verdict {verdict!r} for {check} is not killed or survived")
         if m.killer in m.also:
             raise RowError(f"{where}: {m.name}: the killer {m.killer} is repeated under also")
-        m.mutated_text(root, path)  # the patch must still apply
+        m.mutated_text(root)  # the patch must still apply
         mutants.append(m)
     return mutants

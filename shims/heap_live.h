@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#define LIVE_FRAMES 8   /* return addresses kept per block (stacks mode) */
+#define LIVE_FRAMES 16  /* return addresses kept per block (stacks mode) */
 #define LIVE_LISTED 256 /* blocks listed in the report at most */
 
 enum live_mode { LIVE_OFF, LIVE_SIZES, LIVE_STACKS };
