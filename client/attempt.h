@@ -12,6 +12,7 @@
 
 #include "deadline_queue.h"
 #include "http_response.h"
+#include "openssl_ptr.h"
 #include "options.h"
 #include "outcome.h"
 #include "session_cache.h"
@@ -20,11 +21,6 @@
 #include "watcher.h"
 
 namespace tlsnb {
-
-struct SslFree {
-  void operator()(SSL* ssl) const { SSL_free(ssl); }
-};
-using SslPtr = std::unique_ptr<SSL, SslFree>;
 
 // A descriptor closed exactly once.
 class Descriptor {

@@ -6,15 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "openssl_ptr.h"
 #include "options.h"
 #include "session_cache.h"
 
 namespace tlsnb {
-
-struct SslCtxFree {
-  void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
-};
-using SslCtxPtr = std::unique_ptr<SSL_CTX, SslCtxFree>;
 
 struct ContextResult {
   SslCtxPtr ctx;

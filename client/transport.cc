@@ -5,14 +5,11 @@
 
 #include <cerrno>
 
+#include "openssl_ptr.h"
+
 namespace tlsnb {
 
 namespace {
-
-struct BioFree {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-using BioPtr = std::unique_ptr<BIO, BioFree>;
 
 // Memory BIOs: OpenSSL never touches the socket; send() carries MSG_NOSIGNAL.
 class MemoryTransport final : public Transport {
