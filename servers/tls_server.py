@@ -323,8 +323,26 @@ async def serve_reset(c: Conn) -> None:
 
 async def serve_fin_then_reset(c: Conn) -> None:
     # RST landing after FIN puts the client's socket in CLOSE_WAIT with EPIPE pending (tcp_reset).
-    c.raw_socket().shutdown(socket.SHUT_WR)
-    c.abort_with_reset()
+    # FIN and RST leave microseconds apart: shutdown(), then dup2() over the descriptor drops the
+    # socket's last reference at once (linger {1,0}: RST). Going through transport.abort() would
+    # close it a loop turn later, long enough for the client to read the FIN and write its alert
+    # before the RST lands (no SIGPIPE then). asyncio later closes /dev/null in its place.
+    # The ClientHello is awaited first: a client that finds the connection already reset when
+    # connect() completes reports it without writing, and nothing would raise SIGPIPE.
+    try:
+        await asyncio.wait_for(c.reader.read(1), HANDSHAKE_TIMEOUT_S)
+    except (ConnectionError, OSError, asyncio.TimeoutError):
+        pass
+    sock = c.raw_socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_RESET)
+    fd = sock.fileno()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+    c.writer.transport.abort()
 
 
 async def serve_plaintext_http(c: Conn) -> None:
