@@ -73,8 +73,10 @@ for label in "${LABELS[@]}"; do
   ctest --test-dir "$BUILD_DIR" -L "^${label}\$" -j "$jobs" --output-on-failure --no-tests=error >"$log" 2>&1
   rc=$?
   SECONDS_OF[$label]=$(( $(date +%s) - start ))
-  pass=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$log")
-  fail=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Timeout|Not Run|Exception)' "$log")
+  # ctest's own tally: "N% tests passed, M tests failed out of T"
+  read -r fail all < <(sed -nE 's/.*tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/\1 \2/p' "$log" | tail -1)
+  fail=${fail:-0}
+  pass=$(( ${all:-0} - fail ))
   COUNTS[$label]="$pass/$((pass + fail))"
   total_pass=$((total_pass + pass))
   total_fail=$((total_fail + fail))

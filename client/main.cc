@@ -97,10 +97,11 @@ int run(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   try {
     return tlsnb::run(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const std::bad_alloc&) {
-    std::fputs("tlsnb: out of memory before any attempt could start\n", stderr);
-    std::puts("{\"type\":\"attempt\",\"conn\":0,\"slot\":-1,\"stage\":\"setup\",\"stage_code\":5,\"detail\":8,"
-              "\"detail_text\":\"out of memory\"}");
+  } catch (const std::bad_alloc&) {  // outside any attempt: the run itself could not go on
+    std::fputs("tlsnb: out of memory outside any attempt\n", stderr);
+    if (tlsnb::attempt_lines_printed() == 0)
+      std::puts("{\"type\":\"attempt\",\"conn\":0,\"slot\":-1,\"stage\":\"setup\",\"stage_code\":5,\"detail\":8,"
+                "\"detail_text\":\"out of memory\"}");
     return 1;
   }
 }

@@ -4,11 +4,40 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <new>
-#include <sstream>
 
 namespace tlsnb {
+
+namespace {
+
+long printed_attempts = 0;
+
+// Appends to a JSON object being built; every number goes through a fixed buffer.
+class JsonLine {
+ public:
+  explicit JsonLine(const char* type) { text_ = std::string("{\"type\":\"") + type + "\""; }
+  JsonLine& num(const char* key, long long value) { return raw(key, std::to_string(value)); }
+  JsonLine& real(const char* key, double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", value);
+    return raw(key, buf);
+  }
+  JsonLine& boolean(const char* key, bool value) { return raw(key, value ? "true" : "false"); }
+  JsonLine& str(const char* key, const std::string& value) { return raw(key, "\"" + json_escape(value) + "\""); }
+  JsonLine& raw(const char* key, const std::string& json) {
+    text_ += ",\"";
+    text_ += key;
+    text_ += "\":";
+    text_ += json;
+    return *this;
+  }
+  std::string done() { return text_ + "}\n"; }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
 
 std::string json_escape(const std::string& text) {
   std::string out;
@@ -32,22 +61,24 @@ std::string json_escape(const std::string& text) {
   return out;
 }
 
+long attempt_lines_printed() { return printed_attempts; }
+
+// getrusage and /proc/self/status, read with fixed buffers (nothing here may throw).
 ProcessFigures read_process_figures() {
   ProcessFigures f;
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  f.cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0;
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  long value = 0;
-  std::string line;
-  while (std::getline(status, line)) {
-    std::istringstream fields(line);
-    fields >> key >> value;
-    if (key == "Threads:") f.threads = value;
-    else if (key == "VmRSS:") f.rss_kib = value;
-    else if (key == "VmHWM:") f.rss_peak_kib = value;
+  f.cpu_ms = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0 +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000.0;
+  FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return f;
+  char line[256];
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    std::sscanf(line, "Threads: %ld", &f.threads);
+    std::sscanf(line, "VmRSS: %ld", &f.rss_kib);
+    std::sscanf(line, "VmHWM: %ld", &f.rss_peak_kib);
   }
+  std::fclose(status);
   return f;
 }
 
@@ -58,15 +89,26 @@ void Report::attempt(const Attempt& a) {
     ++by_outcome_[key];
     if (!texts_.count(key)) texts_[key] = o.text;
     if (!json_) return;
-    std::ostringstream j;
-    j << "{\"type\":\"attempt\",\"conn\":" << a.conn() << ",\"slot\":" << a.slot() << ",\"stage\":\""
-      << stage_name(o.stage) << "\",\"stage_code\":" << static_cast<int>(o.stage) << ",\"detail\":" << o.detail
-      << ",\"detail_text\":\"" << json_escape(o.text) << "\",\"verify_depth\":" << o.verify_depth << ",\"addr\":\""
-      << a.addr() << "\",\"ms\":" << a.elapsed_ms() << ",\"resumed\":" << (a.resumed() ? "true" : "false")
-      << ",\"tls_version\":\"" << a.tls_version() << "\",\"cipher\":\"" << a.cipher()
-      << "\",\"http_status\":" << a.http_status() << ",\"requests_done\":" << a.requests_done() << "}\n";
-    std::fputs(j.str().c_str(), stdout);
-  } catch (const std::bad_alloc&) {  // still one line per attempt, from a fixed buffer
+    std::string line = JsonLine("attempt")
+                           .num("conn", static_cast<long long>(a.conn()))
+                           .num("slot", a.slot())
+                           .str("stage", stage_name(o.stage))
+                           .num("stage_code", static_cast<int>(o.stage))
+                           .num("detail", o.detail)
+                           .str("detail_text", o.text)
+                           .num("verify_depth", o.verify_depth)
+                           .str("addr", a.addr())
+                           .real("ms", a.elapsed_ms())
+                           .boolean("resumed", a.resumed())
+                           .str("tls_version", a.tls_version())
+                           .str("cipher", a.cipher())
+                           .num("http_status", a.http_status())
+                           .num("requests_done", a.requests_done())
+                           .done();
+    std::fputs(line.c_str(), stdout);
+    ++printed_attempts;
+  } catch (const std::bad_alloc&) {  // still one whole line per attempt, from a fixed buffer
+    ++printed_attempts;
     std::printf("{\"type\":\"attempt\",\"conn\":%llu,\"slot\":%d,\"stage\":\"%s\",\"stage_code\":%d,\"detail\":%ld,"
                 "\"detail_text\":\"(report out of memory)\"}\n",
                 static_cast<unsigned long long>(a.conn()), a.slot(), stage_name(o.stage), static_cast<int>(o.stage),
@@ -76,30 +118,40 @@ void Report::attempt(const Attempt& a) {
 
 void Report::summary(const RunStats& s, const ProcessFigures& f) const {
   double per_conn = s.count > 0 ? f.cpu_ms / static_cast<double>(s.count) : 0;
-  if (json_) {
-    std::ostringstream j;
-    j << "{\"type\":\"summary\",\"count\":" << s.count << ",\"ok\":" << s.ok << ",\"failed\":" << s.failed
-      << ",\"by_outcome\":{";
-    bool first = true;
-    for (const auto& [key, n] : by_outcome_) {
-      j << (first ? "" : ",") << "\"" << key << "\":" << n;
-      first = false;
+  try {
+    if (!json_) {
+      for (const auto& [key, n] : by_outcome_) std::printf("%-16s %8ld  %s\n", key.c_str(), n, texts_.at(key).c_str());
+      std::printf("count=%ld ok=%ld failed=%ld resumed=%ld wall_ms=%.1f cpu_ms=%.1f cpu_ms_per_conn=%.3f threads=%ld "
+                  "peak_fds=%ld rss_kib=%ld loop_gap_max_ms=%.2f\n",
+                  s.count, s.ok, s.failed, s.resumed, s.wall_ms, f.cpu_ms, per_conn, f.threads, s.peak_fds, f.rss_kib,
+                  s.loop_gap_max_ms);
+      return;
     }
-    j << "},\"wall_ms\":" << s.wall_ms << ",\"cpu_ms\":" << f.cpu_ms << ",\"cpu_ms_per_conn\":" << per_conn
-      << ",\"threads\":" << f.threads << ",\"peak_fds\":" << s.peak_fds << ",\"rss_kib\":" << f.rss_kib
-      << ",\"rss_peak_kib\":" << f.rss_peak_kib << ",\"loop_gap_max_ms\":" << s.loop_gap_max_ms
-      << ",\"resumed\":" << s.resumed << ",\"dns_queries\":" << s.queries << "}\n";
-    std::fputs(j.str().c_str(), stdout);
-    return;
+    std::string outcomes = "{";
+    for (const auto& [key, n] : by_outcome_) outcomes += (outcomes.size() > 1 ? ",\"" : "\"") + key + "\":" + std::to_string(n);
+    outcomes += "}";
+    std::string line = JsonLine("summary")
+                           .num("count", s.count)
+                           .num("ok", s.ok)
+                           .num("failed", s.failed)
+                           .raw("by_outcome", outcomes)
+                           .real("wall_ms", s.wall_ms)
+                           .real("cpu_ms", f.cpu_ms)
+                           .real("cpu_ms_per_conn", per_conn)
+                           .num("threads", f.threads)
+                           .num("peak_fds", s.peak_fds)
+                           .num("rss_kib", f.rss_kib)
+                           .num("rss_peak_kib", f.rss_peak_kib)
+                           .real("loop_gap_max_ms", s.loop_gap_max_ms)
+                           .num("resumed", s.resumed)
+                           .num("dns_queries", s.queries)
+                           .done();
+    std::fputs(line.c_str(), stdout);
+  } catch (const std::bad_alloc&) {  // the counts still go out, without the per-outcome table
+    std::printf("{\"type\":\"summary\",\"count\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_outcome\":{},"
+                "\"detail_text\":\"(summary out of memory)\"}\n",
+                s.count, s.ok, s.failed);
   }
-  for (const auto& [key, n] : by_outcome_) {
-    const std::string& text = texts_.at(key);
-    std::printf("%-16s %8ld  %s\n", key.c_str(), n, text.c_str());
-  }
-  std::printf("count=%ld ok=%ld failed=%ld resumed=%ld wall_ms=%.1f cpu_ms=%.1f cpu_ms_per_conn=%.3f threads=%ld "
-              "peak_fds=%ld rss_kib=%ld loop_gap_max_ms=%.2f\n",
-              s.count, s.ok, s.failed, s.resumed, s.wall_ms, f.cpu_ms, per_conn, f.threads, s.peak_fds, f.rss_kib,
-              s.loop_gap_max_ms);
 }
 
 }  // namespace tlsnb

@@ -33,5 +33,7 @@ class Report {
 };
 
 std::string json_escape(const std::string& text);
+// Attempt lines printed by any Report so far (main's last-resort handler must not add a second).
+long attempt_lines_printed();
 
 }  // namespace tlsnb

@@ -4,7 +4,9 @@
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace tlsnb {
 
@@ -35,16 +37,28 @@ int on_new_session(SSL* ssl, SSL_SESSION* session) {
   return 1;  // we keep the reference
 }
 
-// A readable, non-empty regular file; the reason otherwise.
-std::string check_file(const std::string& path) {
+enum class FileCheck { usable, unusable, no_memory };
+
+// A readable, non-empty regular file that holds at least one PEM certificate: the user's
+// to fix when not (exit 2). A failure for want of memory is the run's, not the user's.
+FileCheck check_trust_file(const std::string& path, std::string* why) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "cannot read '" + path + "'";
-  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
-  if (st.st_size == 0) return "'" + path + "' is empty";
+  if (stat(path.c_str(), &st) != 0) return *why = "cannot read '" + path + "'", FileCheck::unusable;
+  if (!S_ISREG(st.st_mode)) return *why = "'" + path + "' is not a regular file", FileCheck::unusable;
+  if (st.st_size == 0) return *why = "'" + path + "' is empty", FileCheck::unusable;
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return "cannot read '" + path + "'";
+  if (f == nullptr) {
+    bool no_memory = errno == ENOMEM;
+    *why = "cannot read '" + path + "'";
+    return no_memory ? FileCheck::no_memory : FileCheck::unusable;
+  }
+  static const char marker[] = "-----BEGIN CERTIFICATE-----";
+  char line[128];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, f) != nullptr) found = std::strncmp(line, marker, sizeof marker - 1) == 0;
   std::fclose(f);
-  return "";
+  if (!found) return *why = "no PEM certificate in '" + path + "'", FileCheck::unusable;
+  return FileCheck::usable;
 }
 
 bool queue_says_out_of_memory() {
@@ -81,7 +95,9 @@ std::string trust_fingerprint(const Options& o) {
 
 ContextResult make_context(const Options& o, SessionCache* cache) {
   if (!o.cafile.empty()) {
-    if (std::string why = check_file(o.cafile); !why.empty()) return fail("--cafile: " + why, true);
+    std::string why;
+    FileCheck check = check_trust_file(o.cafile, &why);
+    if (check != FileCheck::usable) return fail("--cafile: " + why, check == FileCheck::unusable);
   }
   ERR_clear_error();
   SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
@@ -95,8 +111,9 @@ ContextResult make_context(const Options& o, SessionCache* cache) {
   if (o.verify) {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
     bool use_system = o.system_trust || o.cafile.empty();
+    // The file was checked above: a load that fails now failed for want of a resource.
     if (!o.cafile.empty() && SSL_CTX_load_verify_file(ctx.get(), o.cafile.c_str()) != 1)
-      return fail("--cafile: no usable certificate in '" + o.cafile + "'", true);
+      return fail("--cafile: '" + o.cafile + "' could not be loaded", false);
     if (use_system && SSL_CTX_set_default_verify_paths(ctx.get()) != 1)
       return fail("the system trust store could not be loaded", true);
     X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx.get());
