@@ -232,7 +232,7 @@ Attempt::Step Attempt::next_after_handshake() {
   const Options& o = *shared_.options;
   if (o.hold_ms > 0 && !hold_over_) {
     state_ = State::holding;
-    shared_.timers->arm(monotonic_ms() + o.hold_ms, conn_ << 1 | Shared::hold_timer, 0);
+    shared_.timers->arm(monotonic_ms() + o.hold_ms, Shared::timer_token(conn_, Shared::hold_timer), 0);
     return Step::again;
   }
   state_ = o.requests > 0 ? State::sending : State::shutdown;

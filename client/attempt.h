@@ -45,8 +45,9 @@ struct Shared {
   std::string session_key;   // (name, port, trust) for this run
   std::string request;       // one whole HTTP request (headers and body), sent K times
   int epoll_fd = -1;
-  DeadlineQueue* timers = nullptr;  // tokens: conn << 1 | TimerKind
-  enum TimerKind : uint64_t { deadline_timer = 0, hold_timer = 1 };
+  DeadlineQueue* timers = nullptr;  // tokens: timer_token(conn, kind)
+  enum TimerKind : uint64_t { deadline_timer = 0, hold_timer = 1, lookup_timer = 2 };
+  static uint64_t timer_token(uint64_t conn, TimerKind kind) { return conn << 2 | kind; }
   long open_fds = 0;         // descriptors this process holds for attempts and lookups
   long peak_fds = 0;
   void fd_opened();

@@ -47,11 +47,12 @@ bool Loop::admit(int64_t now) {
     Attempt* raw = attempt.get();
     try {
       live_[conn] = raw;
-      timers_.arm(now + options_.deadline_ms, conn << 1 | Shared::deadline_timer, 0);
+      timers_.arm(now + options_.deadline_ms, Shared::timer_token(conn, Shared::deadline_timer), 0);
       if (resolver_) {
         raw->set_state(Attempt::State::resolving);
         resolving_[conn] = std::move(attempt);
-        resolver_->start(conn, now + options_.deadline_ms);
+        resolver_->start(conn);
+        timers_.arm(now + options_.dns_timeout_ms, Shared::timer_token(conn, Shared::lookup_timer), 0);
         continue;
       }
       in_addr addr{};
@@ -66,13 +67,19 @@ bool Loop::admit(int64_t now) {
 }
 
 void Loop::fire(const Timer& timer) {
-  uint64_t conn = timer.token >> 1;
+  uint64_t conn = timer.token >> 2;
   auto it = live_.find(conn);
   if (it == live_.end() || it->second->done()) return;  // already over: a lazily cancelled timer
   Attempt* attempt = it->second;
-  if ((timer.token & 1) == Shared::hold_timer) {
-    attempt->on_hold_over();
-    return;
+  switch (timer.token & 3) {
+    case Shared::hold_timer:
+      attempt->on_hold_over();
+      return;
+    case Shared::lookup_timer:  // the lookup's own deadline: a named code, the attempt's clock still runs
+      if (attempt->state() == Attempt::State::resolving && resolver_) resolver_->expire(conn);
+      return;
+    default:
+      break;
   }
   if (attempt->state() == Attempt::State::resolving && resolver_) resolver_->cancel(conn);
   attempt->on_deadline();

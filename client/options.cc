@@ -81,6 +81,7 @@ const std::map<std::string, Flag>& flags() {
                   return "";
                 }}},
       {"--dns-udp", toggle(&Options::ns_udp, true)},
+      {"--dns-timeout-ms", number(&Options::dns_timeout_ms, 1, 86400000)},
       {"--allow-private", toggle(&Options::allow_private, true)},
       {"--cafile", text(&Options::cafile)},
       {"--system-trust", toggle(&Options::system_trust, true)},
@@ -215,6 +216,7 @@ TARGET is an IPv4 literal or a name (a name needs --connect or --ns).
   --ns IP:PORT          resolve TARGET over DNS (TCP) on the event loop with this server,
                         judge every address, pin one, dial it as a literal
   --dns-udp             with --ns: ask over UDP first, retry over TCP when truncated
+  --dns-timeout-ms MS   with --ns: a lookup's own deadline (default 1000; lookup/-203 when it passes)
   --allow-private       accept private, loopback and other special-purpose addresses
   --cafile PATH         trust anchors (PEM); without it the system store is used
   --system-trust        also load the system's default trust paths

@@ -18,6 +18,7 @@ struct Options {
   std::string ns_ip;         // --ns: resolve the name over DNS with this server
   uint16_t ns_port = 0;
   bool ns_udp = false;       // --dns-udp: UDP first, TCP when truncated
+  long dns_timeout_ms = 1000;  // a lookup's own deadline (lookup/-203 timeout)
   bool allow_private = false;
   std::string cafile;
   bool system_trust = false;

@@ -184,7 +184,7 @@ size_t Resolver::busy() const {
   return n;
 }
 
-void Resolver::start(uint64_t conn, int64_t) {
+void Resolver::start(uint64_t conn) {
   for (auto& slot : slots_) {
     if (slot) continue;
     slot = std::make_unique<Query>(*this, conn, next_id_++);
@@ -198,6 +198,15 @@ void Resolver::cancel(uint64_t conn) {
     if (slot && slot->conn() == conn) {
       slot->abandon();
       retired_.push_back(std::move(slot));
+    }
+  }
+}
+
+void Resolver::expire(uint64_t conn) {
+  for (auto& slot : slots_) {
+    if (slot && slot->conn() == conn) {
+      slot->end(dns::timeout);
+      return;
     }
   }
 }

@@ -33,9 +33,11 @@ class Resolver {
   bool has_free_slot() const;
   size_t busy() const;
   // Starts a lookup of options.target for `conn`; the result arrives in take_done().
-  void start(uint64_t conn, int64_t deadline_ms);
+  void start(uint64_t conn);
   // Abandons conn's lookup (its attempt hit its deadline).
   void cancel(uint64_t conn);
+  // Ends conn's lookup as dns::timeout (the lookup's own deadline, --dns-timeout-ms).
+  void expire(uint64_t conn);
   // Lookups that ended since the last call.
   std::vector<Lookup> take_done();
   long queries_sent() const { return queries_; }

@@ -29,7 +29,7 @@ TEST(Options, EveryFlagIsParsed) {
   auto r = parse_options({"--name", "hooks.test", "--connect", "127.0.0.2", "--allow-private", "--cafile", "ca.pem",
                           "--system-trust", "--no-verify", "--partial-chain", "--verify-depth", "3", "--tls-max", "1.2",
                           "--transport", "fd", "--sigpipe", "ignore", "--count", "10", "--parallel", "1024",
-                          "--requests", "3", "--body", "60000", "--deadline-ms", "500", "--resume", "--hold-ms", "300",
+                          "--requests", "3", "--body", "60000", "--deadline-ms", "500", "--resume", "--hold-ms", "300", "--dns-timeout-ms", "250",
                           "--json", "--seed", "7", "hooks.test:8443"});
   ASSERT_TRUE(r.options) << r.error;
   const auto& o = *r.options;
@@ -45,6 +45,7 @@ TEST(Options, EveryFlagIsParsed) {
   EXPECT_EQ(o.body, 60000);
   EXPECT_EQ(o.deadline_ms, 500);
   EXPECT_EQ(o.hold_ms, 300);
+  EXPECT_EQ(o.dns_timeout_ms, 250);
   EXPECT_EQ(o.seed, 7u);
 }
 

@@ -139,6 +139,10 @@ def main() -> int:
         r = run_tlsnb(args.tlsnb, [*ns, *verify, "--allow-private", "--deadline-ms", 300, "--count", 2,
                                    f"silent.test:{listener.port}"])
         gate.expect("code/deadline-during-lookup", {"deadline/6": 2}, r.outcomes())
+        # The lookup's own deadline, shorter than the attempt's: a named code, not the attempt's deadline.
+        r = run_tlsnb(args.tlsnb, [*ns, *verify, "--allow-private", "--dns-timeout-ms", 200, "--count", 2,
+                                   f"silent.test:{listener.port}"])
+        gate.expect("code/lookup-timeout", {"lookup/-203": 2}, r.outcomes(), f"wall_ms={r.summary.get('wall_ms', 0):.0f}")
     gate.expect("refused/listener-saw-only-the-controls", 2, listener.report.get("connections"))
 
     r = run_tlsnb(args.tlsnb, ["--ns", f"127.0.0.1:{free_port()}", *verify, "--count", 1, "hooks.test:443"])
