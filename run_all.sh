@@ -32,7 +32,7 @@ for l in "${LABELS[@]}"; do
 done
 
 # --- set-up: Debian packages --------------------------------------------------------------
-PACKAGES=(cmake ninja-build clang-14 libclang-rt-14-dev lld-14 libssl-dev openssl libgtest-dev
+PACKAGES=(cmake ninja-build pkg-config clang-14 libclang-rt-14-dev libssl-dev openssl libgtest-dev
           libc-ares-dev valgrind gdb iproute2 util-linux python3 python3-trustme python3-dnslib
           python3-cryptography)
 missing=()
