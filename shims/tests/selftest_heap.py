@@ -47,8 +47,11 @@ class SelfTest:
         if not report_file:
             del env["TLSLAB_HEAP_REPORT"]
         env["LD_PRELOAD"] = self.shim
-        proc = subprocess.run([*(wrapper or []), probe, *steps], capture_output=True, text=True, env=env,
-                              timeout=120)
+        try:
+            proc = subprocess.run([*(wrapper or []), probe, *steps], capture_output=True, text=True, env=env,
+                                  timeout=120)
+        except subprocess.TimeoutExpired:
+            return Probe(-1, "(timed out after 120 s)", "", None)
         report = read_report(self.report_path, HEAP_TAG) if report_file else report_from_text(proc.stderr, HEAP_TAG)
         return Probe(proc.returncode, proc.stdout, proc.stderr, report)
 

@@ -110,7 +110,10 @@ class SelfTest:
         if not report_file:
             del env["TLSLAB_IO_REPORT"]
         env["LD_PRELOAD"] = self.shim
-        proc = subprocess.run([self.probe, *steps], capture_output=True, text=True, env=env, timeout=30)
+        try:
+            proc = subprocess.run([self.probe, *steps], capture_output=True, text=True, env=env, timeout=10)
+        except subprocess.TimeoutExpired as e:  # a step blocked: a failure of the case, not of the runner
+            return Probe(-1, f"(timed out after 10 s) {e.stdout or ''}", str(e.stderr or ""), None)
         report = read_report(self.report_path, IO_TAG) if report_file else report_from_text(proc.stderr, IO_TAG)
         return Probe(proc.returncode, proc.stdout, proc.stderr, report)
 

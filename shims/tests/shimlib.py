@@ -58,6 +58,24 @@ def heap_env(program: str, report: Path, **settings) -> dict:
     return shim_env(program, named, report)
 
 
+# malloc_usable_size is exact for a block, but a reused free chunk that is at most 31 bytes too big
+# is not split: the same request can come back 8 to 24 bytes larger (stdout's buffer: 4104 or 4120).
+USABLE_SLACK = 32
+
+
+def unmatched(sizes: list[int], base: list[int], slack: int = USABLE_SLACK) -> list[int]:
+    """The sizes in SIZES with no partner in BASE (a partner: within SLACK bytes, used once)."""
+    left = sorted(base)
+    extra = []
+    for size in sorted(sizes):
+        match = next((i for i, b in enumerate(left) if abs(b - size) < slack), None)
+        if match is None:
+            extra.append(size)
+        else:
+            left.pop(match)
+    return extra
+
+
 def choose_seed(given: Optional[int]) -> int:
     """The run's seed: the one given, or a fresh one; printed either way."""
     seed = given if given is not None else random.SystemRandom().randrange(1, 2**31)
