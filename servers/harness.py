@@ -180,6 +180,9 @@ class Gate:
         print(f"SKIP {case}: {why}", flush=True)
 
     def finish(self) -> int:
+        if self.passed + self.failed + self.skipped == 0:  # a gate that ran nothing proves nothing
+            print(f"{self.name}: no case ran (an --only or a name that matches nothing?)", file=sys.stderr)
+            return 2
         tail = f", {self.skipped} skipped" if self.skipped else ""
         print(f"{self.name}: {self.passed} passed, {self.failed} failed{tail}", flush=True)
         return 1 if self.failed else 0

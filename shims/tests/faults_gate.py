@@ -9,7 +9,6 @@ shim with settings, and compares what came out with the row's expectation, once 
 """
 from __future__ import annotations
 
-import csv
 import re
 import signal
 import sys
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import Gate, Run, gate_args, run_tlsnb
-from shimlib import IO_TAG, choose_seed, client_args, io_env, read_report, tls_server, verdict
+from shimlib import IO_TAG, choose_seed, client_args, io_env, load_rows, read_report, tls_server, verdict
 
 HERE = Path(__file__).resolve().parent
 
@@ -32,13 +31,6 @@ class Row:
     shim: str
     expect: str
     why: str
-
-
-def load_rows(path: Path) -> list[Row]:
-    with path.open() as f:
-        lines = [line for line in f if not line.startswith("#")]
-    reader = csv.DictReader(lines, delimiter="\t")
-    return [Row(**row) for row in reader]
 
 
 def shim_settings(spec: str, seed: int) -> dict:
@@ -123,7 +115,7 @@ def main() -> int:
     ns = gate_args(__doc__.splitlines()[0], extra)
     seed = choose_seed(ns.seed)
     gate = Gate("faults")
-    for row in load_rows(Path(ns.rows)):
+    for row in load_rows(Path(ns.rows), Row):
         for transport in row.transports.split():
             name = f"{row.case}/{transport}"
             if ns.only and name not in ns.only and row.case not in ns.only:

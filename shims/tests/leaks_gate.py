@@ -12,7 +12,6 @@ LONG - SHORT bytes apart). A valgrind row runs tlsnb under valgrind --leak-check
 """
 from __future__ import annotations
 
-import csv
 import resource
 import shutil
 import sys
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import Gate, Run, gate_args, run_tlsnb
-from shimlib import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report, tls_server, verdict
+from shimlib import HEAP_TAG, USABLE_SLACK, client_args, heap_env, load_rows, read_report, tls_server, verdict
 
 HERE = Path(__file__).resolve().parent
 NOFILE = 200
@@ -44,12 +43,6 @@ class Row:
     counts: str
     soak: str
     why: str
-
-
-def load_rows(path: Path) -> list[Row]:
-    with path.open() as f:
-        lines = [line for line in f if not line.startswith("#")]
-    return [Row(**r) for r in csv.DictReader(lines, delimiter="\t")]
 
 
 @contextmanager
@@ -138,7 +131,7 @@ def main() -> int:
     def wanted(kind_names: list[str]) -> bool:
         return not ns.only or any(n in ns.only for n in kind_names)
 
-    rows = load_rows(Path(ns.rows))
+    rows = load_rows(Path(ns.rows), Row)
     for row in (r for r in rows if r.kind == "longrun"):
         for t in row.transports.split():
             if wanted([f"Descriptors/{row.case}/{t}", f"Heap/{row.case}/{t}", row.case]):

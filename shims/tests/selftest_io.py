@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from harness import Gate
 from shimlib import verdict, IO_TAG, io_env, read_report, report_from_text

@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -103,3 +104,31 @@ def tls_server(certs: str, cert: str, behaviour: str, *args: str, **kw):
 def client_args(certs: str, port: int, *args) -> list[str]:
     """tlsnb's arguments for the lab's server on PORT: trust ca.pem, expect hooks.test."""
     return ["--cafile", f"{certs}/ca.pem", "--name", "hooks.test", *map(str, args), f"127.0.0.1:{port}"]
+
+
+def load_rows(path: Path, row_type):
+    """The rows of a TSV record (header line, `#` comments) as `row_type` dataclasses.
+    A missing or unknown column stops the gate before any run: one line naming file and line, exit 2."""
+    names = [f.name for f in dataclasses.fields(row_type)]
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        print(f"{path}: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(2)
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line and not line.startswith("#")]
+    if not numbered:
+        print(f"{path}: no header line", file=sys.stderr)
+        raise SystemExit(2)
+    header_no, header = numbered[0]
+    columns = header.split("\t")
+    if columns != names:
+        print(f"{path}:{header_no}: columns {columns} (expected {names})", file=sys.stderr)
+        raise SystemExit(2)
+    rows = []
+    for n, line in numbered[1:]:
+        cells = line.split("\t")
+        if len(cells) != len(names):
+            print(f"{path}:{n}: {len(cells)} cells, expected {len(names)} ({', '.join(names)})", file=sys.stderr)
+            raise SystemExit(2)
+        rows.append(row_type(**dict(zip(names, cells))))
+    return rows
