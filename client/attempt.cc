@@ -78,18 +78,16 @@ bool Attempt::open_ssl() {
   if (!transport_->attach(ssl_.get(), fd_.get())) return fail(setup_outcome(SetupFailure::bio_new)), false;
   SSL_set_connect_state(ssl_.get());
   SSL_set_ex_data(ssl_.get(), verify_record_index(), &verify_);
+  in_addr literal{};
+  bool is_ip = inet_pton(AF_INET, o.name.c_str(), &literal) == 1;
   if (o.verify) {
-    in_addr ip{};
-    bool is_ip = inet_pton(AF_INET, o.name.c_str(), &ip) == 1;
     // gaps/no_set1_host: without this, any name the chain verifies for is accepted.
     int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), o.name.c_str())
                     : SSL_set1_host(ssl_.get(), o.name.c_str());
     if (set != 1) return fail(setup_outcome(SetupFailure::set_host)), false;
   }
-  in_addr literal{};
   // gaps/no_sni: no SNI unless asked; never for an IP literal (RFC 6066).
-  if (inet_pton(AF_INET, o.name.c_str(), &literal) != 1 &&
-      SSL_set_tlsext_host_name(ssl_.get(), o.name.c_str()) != 1)
+  if (!is_ip && SSL_set_tlsext_host_name(ssl_.get(), o.name.c_str()) != 1)
     return fail(setup_outcome(SetupFailure::sni)), false;
   if (o.resume) {
     SSL_set_ex_data(ssl_.get(), session_key_index(), &shared_.session_key);
@@ -143,11 +141,8 @@ void Attempt::dial_to(uint32_t addr, int slot) {
 
 void Attempt::watch(uint32_t events) {
   if (done() || (registered_ && events == watching_)) return;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = static_cast<Watcher*>(this);
   int op = registered_ ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-  if (epoll_ctl(shared_.epoll_fd, op, fd_.get(), &ev) != 0) {
+  if (epoll_watch(shared_.epoll_fd, op, fd_.get(), events, this) != 0) {
     finish(setup_outcome(SetupFailure::epoll));
     return;
   }
@@ -205,9 +200,7 @@ Attempt::Step Attempt::step_connect() {
   socklen_t len = sizeof err;
   if (getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
   // A reset needs an established connection: the peer closed it before the handshake.
-  if (err == ECONNRESET || err == EPIPE)
-    return fail(make_outcome(Stage::handshake, details::peer_closed,
-                             std::string("peer closed the connection without an alert (") + std::strerror(err) + ")"));
+  if (err == ECONNRESET || err == EPIPE) return fail(peer_closed_outcome(err));
   if (err != 0) return fail(errno_outcome(Stage::connect, err));
   state_ = State::handshake;
   return Step::again;
@@ -321,17 +314,16 @@ Attempt::Step Attempt::step_shutdown() {
   return fail(make_outcome(Stage::ok, 0, "ok"));
 }
 
+// A socket error while moving ciphertext: before the handshake is done it is the peer closing.
+Outcome Attempt::socket_failure(Stage stage, int err) {
+  return stage == Stage::handshake ? peer_closed_outcome(err) : errno_outcome(stage, err);
+}
+
 Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
   *done_out = false;
   int call_errno = errno;  // the socket BIO's errno, before flush() can change it
   Io out = transport_->flush();
-  if (out.kind == Io::error) {
-    if (stage == Stage::handshake)
-      return fail(make_outcome(Stage::handshake, details::peer_closed,
-                               std::string("peer closed the connection without an alert (") +
-                                   std::strerror(out.err) + ")"));
-    return fail(errno_outcome(stage, out.err));
-  }
+  if (out.kind == Io::error) return fail(socket_failure(stage, out.err));
   if (result > 0) {
     *done_out = true;
     return Step::again;
@@ -343,13 +335,8 @@ Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
     if (in.kind == Io::progress) return Step::again;
     if (in.kind == Io::blocked) return Step::wait;
     if (in.kind == Io::eof)  // SSL still wants bytes after the end of the stream
-      return fail(make_outcome(stage == Stage::handshake ? Stage::handshake : stage, details::peer_closed,
-                               "peer closed the connection"));
-    if (stage == Stage::handshake)
-      return fail(make_outcome(Stage::handshake, details::peer_closed,
-                               std::string("peer closed the connection without an alert (") +
-                                   std::strerror(in.err) + ")"));
-    return fail(errno_outcome(stage, in.err));
+      return fail(make_outcome(stage, details::peer_closed, "peer closed the connection"));
+    return fail(socket_failure(stage, in.err));
   }
   if (err == SSL_ERROR_WANT_WRITE) {
     want_ = err;
@@ -371,10 +358,7 @@ Attempt::Step Attempt::fail_ssl(int ssl_error, Stage stage, int saved_errno) {
   bool eof = ssl_error == SSL_ERROR_SYSCALL && code == 0 &&
              (saved_errno == 0 || saved_errno == ECONNRESET || saved_errno == EPIPE || stage == Stage::handshake);
   bool unexpected_eof = ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
-  if (stage == Stage::handshake && (eof || unexpected_eof))
-    return fail(make_outcome(Stage::handshake, details::peer_closed,
-                             std::string("peer closed the connection without an alert") +
-                                 (saved_errno ? std::string(" (") + std::strerror(saved_errno) + ")" : "")));
+  if (stage == Stage::handshake && (eof || unexpected_eof)) return fail(peer_closed_outcome(saved_errno));
   if (unexpected_eof || (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0))
     return fail(make_outcome(stage, details::peer_closed, "peer closed the connection without close_notify"));
   if (ssl_error == SSL_ERROR_SYSCALL && code == 0) return fail(errno_outcome(stage, saved_errno));

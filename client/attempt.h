@@ -98,6 +98,7 @@ class Attempt final : public Watcher {
   Step after_ssl(int result, Stage stage, bool* done);
   Step fail_ssl(int ssl_error, Stage stage, int saved_errno);
   Step fail(Outcome outcome);
+  static Outcome socket_failure(Stage stage, int err);
   void handshake_done();
   Step next_after_handshake();
   bool open_ssl();

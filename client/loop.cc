@@ -14,7 +14,10 @@
 namespace tlsnb {
 
 Loop::Loop(const Options& options, Shared& shared, Reporter report)
-    : options_(options), shared_(shared), report_(std::move(report)) {}
+    : options_(options), shared_(shared), report_(std::move(report)) {
+  in_addr addr{};
+  if (inet_pton(AF_INET, options.dial_literal().c_str(), &addr) == 1) dial_addr_ = ntohl(addr.s_addr);
+}
 
 Loop::~Loop() = default;
 
@@ -55,9 +58,7 @@ bool Loop::admit(int64_t now) {
         timers_.arm(now + options_.dns_timeout_ms, Shared::timer_token(conn, Shared::lookup_timer), 0);
         continue;
       }
-      in_addr addr{};
-      inet_pton(AF_INET, options_.dial_literal().c_str(), &addr);
-      start_dial(std::move(attempt), ntohl(addr.s_addr));
+      start_dial(std::move(attempt), dial_addr_);
     } catch (const std::bad_alloc&) {
       raw->finish(setup_outcome(SetupFailure::out_of_memory));
       if (attempt) finished_.push_back(std::move(attempt));  // else a slot or the lookup table holds it

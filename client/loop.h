@@ -53,6 +53,7 @@ class Loop {
   std::unordered_map<uint64_t, std::unique_ptr<Attempt>> resolving_;  // attempts waiting for a lookup
   std::unordered_map<uint64_t, Attempt*> live_;    // every attempt not yet reported, by conn
   std::vector<std::unique_ptr<Attempt>> finished_;
+  uint32_t dial_addr_ = 0;  // host order: the literal to dial when there is no lookup
   long started_ = 0;
   RunStats stats_;
 };

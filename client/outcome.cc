@@ -52,6 +52,12 @@ std::string openssl_reason(unsigned long code) {
   return buf;
 }
 
+Outcome peer_closed_outcome(int err) {
+  std::string text = "peer closed the connection without an alert";
+  if (err != 0) text += std::string(" (") + std::strerror(err) + ")";
+  return make_outcome(Stage::handshake, details::peer_closed, std::move(text));
+}
+
 Outcome openssl_outcome(Stage stage) {
   unsigned long code = ERR_peek_error();
   if (code == 0) return make_outcome(stage, details::peer_closed, "peer closed the connection without an alert");

@@ -77,10 +77,8 @@ class Resolver::Query final : public Watcher {
     sent_ = 0;
     reader_ = dns::FrameReader();
     ++owner_.queries_;
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLOUT;
-    ev.data.ptr = static_cast<Watcher*>(this);
-    if (epoll_ctl(owner_.shared_.epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) return end(dns::io_error);
+    if (epoll_watch(owner_.shared_.epoll_fd, EPOLL_CTL_ADD, fd, EPOLLIN | EPOLLOUT, this) != 0)
+      return end(dns::io_error);
     if (!connecting_) send_rest();
   }
 
@@ -97,15 +95,8 @@ class Resolver::Query final : public Watcher {
       end(errno == ECONNREFUSED ? dns::no_server : dns::io_error);
       return false;
     }
-    watch(EPOLLIN);
+    epoll_watch(owner_.shared_.epoll_fd, EPOLL_CTL_MOD, fd_.get(), EPOLLIN, this);  // the answer, now
     return true;
-  }
-
-  void watch(uint32_t events) {
-    epoll_event ev{};
-    ev.events = events;
-    ev.data.ptr = static_cast<Watcher*>(this);
-    epoll_ctl(owner_.shared_.epoll_fd, EPOLL_CTL_MOD, fd_.get(), &ev);
   }
 
   void receive() {

@@ -12,27 +12,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from harness import Gate
-from shimlib import verdict, HEAP_TAG, REFUSED_EXIT, heap_env, read_report, report_from_text
-
-
-@dataclass
-class Probe:
-    rc: int
-    out: str
-    err: str
-    report: Optional[dict]
-
-    def value(self, step: str) -> list[str]:
-        """The words after `STEP ->` in the probe's output."""
-        for line in self.out.splitlines():
-            if line.startswith(step + " ->"):
-                return line.split("->", 1)[1].split()
-        return []
+from shimlib import Probe, verdict, HEAP_TAG, REFUSED_EXIT, heap_env, read_report, report_from_text
 
 
 class SelfTest:

@@ -16,18 +16,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from harness import Gate
-from shimlib import verdict, IO_TAG, io_env, read_report, report_from_text
-
-
-@dataclass
-class Probe:
-    rc: int
-    out: str
-    err: str
-    report: Optional[dict]
+from shimlib import Probe, verdict, IO_TAG, io_env, read_report, report_from_text
 
 
 @dataclass

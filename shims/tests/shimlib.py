@@ -17,6 +17,22 @@ HEAP_TAG = "tlslab-heap-shim "
 REFUSED_EXIT = 125  # heap shim under valgrind or a sanitizer (shims/heap_shim.c)
 
 
+@dataclasses.dataclass
+class Probe:
+    """What a shim self-test probe did: exit, output, and the shim's report."""
+    rc: int
+    out: str
+    err: str
+    report: Optional[dict]
+
+    def value(self, step: str) -> list[str]:
+        """The words after `STEP ->` in the probe's output."""
+        for line in self.out.splitlines():
+            if line.startswith(step + " ->"):
+                return line.split("->", 1)[1].split()
+        return []
+
+
 def read_report(path: Path, tag: str) -> Optional[dict]:
     """The shim's JSON report from PATH (its last tagged line), None when it wrote none."""
     try:
