@@ -14,8 +14,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "servers"))
-from harness import Server, run_tlsnb, gate_args  # noqa: E402
+from harness import Server, gate_args, run_tlsnb
 
 SECTIONS = ("cpu", "resume", "requests", "memory", "trust")
 

@@ -4,7 +4,7 @@
 # -Wsign-conversion: an int result kept in an unsigned (gaps/int_result_unsigned) does not compile quietly.
 set(TLSLAB_WARNINGS -Wall -Wextra -Wshadow -Wsign-conversion -Wno-unused-parameter)
 
-# ASan + UBSan, used for the unit tests and the fuzzers (DESIGN.md: Build and test).
+# ASan + UBSan, used for the unit tests and the fuzzers (Release builds stay unsanitized for measurements and valgrind).
 set(TLSLAB_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)
 set(TLSLAB_FUZZ_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)
 
@@ -14,8 +14,8 @@ set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
 file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 
 # tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> COMMAND <cmd...>)
-# One gate = one CTest test. Python gates run with Debian's interpreter and find
-# servers/harness.py through PYTHONPATH.
+# One gate = one CTest test. Python gates run with Debian's interpreter; they import the lab
+# library (harness/) through the `harness` link in their folder, so no PYTHONPATH is set.
 function(tlslab_gate)
   cmake_parse_arguments(G "" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
@@ -25,5 +25,5 @@ function(tlslab_gate)
   set_tests_properties(${G_NAME} PROPERTIES
     LABELS "${G_LABELS}"
     TIMEOUT ${G_TIMEOUT}
-    ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/servers;TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR}")
+    ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR}")
 endfunction()

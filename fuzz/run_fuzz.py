@@ -6,7 +6,7 @@
 The target's name is the fuzzer's file name. Its options (fuzz/<target>.options, the file
 OSS-Fuzz reads too) and fuzz/dns.dict are passed to libFuzzer. New inputs go to a scratch
 corpus under $TLSLAB_WORK, emptied first, so a run depends only on the seed and the seeds.
-A crash is saved as fuzz/crashes/<target>/crash-<sha1>, and the line that reproduces it is
+A crash is saved as fuzz/crashes/<target>/crash-<sha1> (or under $TLSLAB_FUZZ_CRASHES), and the line that reproduces it is
 printed; to keep it as a regression, move it into fuzz/regressions/<target>/.
 """
 from __future__ import annotations
@@ -63,7 +63,7 @@ def fuzz(gate: Gate, fuzzer: Path, target: str, corpus: Path, work: Path, runs: 
     scratch = work / "fuzz" / target
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    crashes = FUZZ / "crashes" / target
+    crashes = Path(os.environ.get("TLSLAB_FUZZ_CRASHES", FUZZ / "crashes")) / target
     crashes.mkdir(parents=True, exist_ok=True)
     argv = [str(fuzzer), f"-seed={seed}", f"-runs={runs}", "-print_final_stats=1", f"-dict={FUZZ / 'dns.dict'}",
             f"-artifact_prefix={crashes}/", "-timeout=20", "-rss_limit_mb=2048", *options_of(target),

@@ -1,39 +1,51 @@
-#!/usr/bin/python3
 """Run every gap program and hold its observation to the record in gaps/gaps.tsv.
 
     /usr/bin/python3 gaps/check_gaps.py --bin BUILD/gaps [--certs DIR] [NAME ...]
+    /usr/bin/python3 gaps/check_gaps.py --write-readme     # gaps/README.md's table, from gaps.tsv
 
 Each gap program prints one `OBSERVED key=value ...` line (compared whole with the
 row's `expected`) and any number of `FIGURE key=value` lines (shown, never compared).
-A row whose observation differs fails, a gap that got fixed included: update the row
-and gaps/README.md. A program that exits 77 (its situation cannot be built here, e.g.
-no namespaces without root) is a SKIP. Bad input: one line on stderr, exit 2.
+A row whose observation differs fails, a gap that got fixed included: update the row.
+A program that exits 77 (its situation cannot be built here, e.g. no namespaces without
+root) is a SKIP. The README's table is made from gaps.tsv; a table that differs from the
+record is a failure (`readme-table`). Bad input: one line on stderr, exit 2.
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import ROOT, Gate
+from harness import ROOT, Gate, RowError, bad_input, load_tsv
 
 HERE = Path(__file__).resolve().parent
-COLUMNS = ["name", "expected", "reason", "guard", "fix_at"]
 SKIP_EXIT = 77
 TIMEOUT_S = 60
-
-DNS_STUB = ROOT / "servers" / "dns_stub.py"
-# Arguments a gap needs beyond --certs, and files it cannot run without (else SKIP).
-EXTRA_ARGS = {"getaddrinfo_blocks": ["--dns-stub", str(DNS_STUB)]}
-REQUIRES = {"getaddrinfo_blocks": [DNS_STUB]}
+README = HERE / "README.md"
+TABLE_BEGIN = "<!-- the gaps table: made by check_gaps.py --write-readme from gaps.tsv; do not edit by hand -->"
+TABLE_END = "<!-- end of the gaps table -->"
 
 
-class BadInput(Exception):
-    """The record, the folders or the names given are unusable: exit 2."""
+@dataclass
+class Gap:
+    name: str
+    args: str        # beyond --certs; {root} is the repository
+    expected: str
+    summary: str
+    reason: str
+    guard: str
+    fix_at: str
+    where: str = ""
+
+    def argv(self) -> list[str]:
+        return [] if self.args == "-" else self.args.replace("{root}", str(ROOT)).split()
+
+    def missing(self) -> list[str]:
+        """Files of the repository the program needs that are not there (then: SKIP)."""
+        return [a for a in self.argv() if a.startswith(str(ROOT)) and not Path(a).exists()]
 
 
 @dataclass
@@ -44,28 +56,34 @@ class Run:
     stderr: str
 
 
-def load_record(path: Path) -> list[dict[str, str]]:
-    """The rows of gaps.tsv: a header naming COLUMNS, then one tab-separated row per gap."""
-    try:
-        lines = [ln for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
-    except OSError as e:
-        raise BadInput(f"cannot read {path}: {e.strerror}") from e
-    rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
-    if not rows or rows[0] != COLUMNS:
-        raise BadInput(f"{path}: the header must be {' '.join(COLUMNS)}")
-    record = []
-    for number, cells in enumerate(rows[1:], start=2):
-        if len(cells) != len(COLUMNS) or not all(c.strip() for c in cells):
-            raise BadInput(f"{path}: row {number} must have {len(COLUMNS)} non-empty fields")
-        record.append(dict(zip(COLUMNS, cells)))
-    names = [r["name"] for r in record]
-    if len(set(names)) != len(names):
-        raise BadInput(f"{path}: a gap is named twice")
-    return record
+def load_record(path: Path) -> list[Gap]:
+    gaps = load_tsv(path, Gap)
+    seen: dict[str, str] = {}
+    for g in gaps:
+        if g.name in seen:
+            raise RowError(f"{g.where}: gap {g.name!r} is recorded twice (first at {seen[g.name]})")
+        seen[g.name] = g.where
+        if not (HERE / f"{g.name}.cc").is_file():
+            raise RowError(f"{g.where}: no program gaps/{g.name}.cc for gap {g.name!r}")
+    return gaps
 
 
-def run_gap(bin_dir: Path, name: str, certs: str) -> Run:
-    argv = [str(bin_dir / name), "--certs", certs, *EXTRA_ARGS.get(name, [])]
+def readme_table(gaps: list[Gap]) -> str:
+    lines = ["| gap | observed on OpenSSL 3.0.19 / Linux | guard in tlslab | fix would live in |",
+             "|---|---|---|---|"]
+    lines += [f"| `{g.name}` | {g.summary} | {g.guard} | {g.fix_at} |" for g in gaps]
+    return "\n".join(lines)
+
+
+def readme_with_table(text: str, table: str) -> str:
+    if TABLE_BEGIN not in text or TABLE_END not in text:
+        raise RowError(f"{README}:1: no table markers ({TABLE_BEGIN} ... {TABLE_END})")
+    head, rest = text.split(TABLE_BEGIN, 1)
+    return f"{head}{TABLE_BEGIN}\n{table}\n{TABLE_END}{rest.split(TABLE_END, 1)[1]}"
+
+
+def run_gap(bin_dir: Path, gap: Gap, certs: str) -> Run:
+    argv = [str(bin_dir / gap.name), "--certs", certs, *gap.argv()]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -90,28 +108,27 @@ def differences(expected: str, observed: str) -> str:
     return "; ".join(diff)
 
 
-def check(gate: Gate, row: dict[str, str], bin_dir: Path, certs: str) -> None:
-    name = row["name"]
-    absent = [str(p.relative_to(ROOT)) for p in REQUIRES.get(name, []) if not p.is_file()]
-    if absent:
-        gate.skip(name, f"{', '.join(absent)} is not there")
+def check(gate: Gate, gap: Gap, bin_dir: Path, certs: str) -> None:
+    if absent := gap.missing():
+        gate.skip(gap.name, f"{', '.join(absent)} is not there")
         return
-    run = run_gap(bin_dir, name, certs)
+    run = run_gap(bin_dir, gap, certs)
     if run.rc == SKIP_EXIT:
-        gate.skip(name, run.stderr or "cannot be set up here")
+        gate.skip(gap.name, run.stderr or "cannot be set up here")
         return
     if run.rc != 0 or run.observed is None:
-        gate.check(name, False, f"the program failed (exit {run.rc}): {run.stderr[-300:]}")
+        gate.check(gap.name, False, f"the program failed (exit {run.rc}): {run.stderr[-300:]}")
         return
     figures = ", ".join(run.figures)
-    if run.observed == row["expected"]:
-        gate.check(name, True, figures)
+    if run.observed == gap.expected:
+        gate.check(gap.name, True, figures)
         return
-    gate.check(name, False, f"{differences(row['expected'], run.observed)}"
-                            + (f"  [{figures}]" if figures else "")
-                            + f"\n    observed: {run.observed}"
-                            + "\n    the record no longer holds: if the gap was fixed, update gaps/gaps.tsv and"
-                            + f" gaps/README.md (fix_at: {row['fix_at']})")
+    gate.check(gap.name, False, f"{differences(gap.expected, run.observed)}"
+                                + (f"  [{figures}]" if figures else "")
+                                + f"\n    observed: {run.observed}"
+                                + "\n    the record no longer holds: if the gap was fixed, update its row in gaps/gaps.tsv"
+                                + f" and the client comment that cites it (fix_at: {gap.fix_at})"
+                                + f"\n    rerun: {bin_dir / gap.name} --certs {certs} {' '.join(gap.argv())}")
 
 
 def parse_args() -> argparse.Namespace:
@@ -123,6 +140,7 @@ def parse_args() -> argparse.Namespace:
                    help="generated certificate folder (default: $TLSLAB_CERTS)")
     p.add_argument("--record", type=Path, default=HERE / "gaps.tsv", help="the record (default: gaps/gaps.tsv)")
     p.add_argument("--list", action="store_true", help="print the gap names and exit")
+    p.add_argument("--write-readme", action="store_true", help="rewrite gaps/README.md's table from the record")
     return p.parse_args()
 
 
@@ -130,25 +148,32 @@ def main() -> int:
     args = parse_args()
     try:
         record = load_record(args.record)
-        if args.list:
-            print("\n".join(r["name"] for r in record))
+        if args.write_readme:
+            README.write_text(readme_with_table(README.read_text(), readme_table(record)))
+            print(f"check_gaps.py: wrote the table of {len(record)} gaps into {README}")
             return 0
-        known = {r["name"] for r in record}
-        unknown = [n for n in args.names if n not in known]
-        if unknown:
-            raise BadInput(f"no gap named {', '.join(unknown)} (see --list)")
-        if not args.certs or not Path(args.certs, "manifest.json").is_file():
-            raise BadInput(f"no certificate folder with manifest.json at {args.certs!r} (build the 'certs' target)")
-        rows = [r for r in record if not args.names or r["name"] in args.names]
-        missing = [r["name"] for r in rows if not os.access(args.bin / r["name"], os.X_OK)]
-        if missing:
-            raise BadInput(f"not built in {args.bin}: {', '.join(missing)} (build the 'gap_programs' target)")
-    except BadInput as e:
-        print(f"check_gaps.py: {e}", file=sys.stderr)
-        return 2
+    except RowError as e:
+        bad_input("check_gaps.py", e)
+    if args.list:
+        print("\n".join(g.name for g in record))
+        return 0
+    unknown = [n for n in args.names if n not in {g.name for g in record}]
+    if unknown:
+        bad_input("check_gaps.py", f"no gap named {', '.join(unknown)} (see --list)")
+    if not args.certs or not Path(args.certs, "manifest.json").is_file():
+        bad_input("check_gaps.py", f"no certificate folder with manifest.json at {args.certs!r} (build the 'certs' target)")
+    gaps = [g for g in record if not args.names or g.name in args.names]
+    missing = [g.name for g in gaps if not os.access(args.bin / g.name, os.X_OK)]
+    if missing:
+        bad_input("check_gaps.py", f"not built in {args.bin}: {', '.join(missing)} (build the 'gap_programs' target)")
     gate = Gate("gaps")
-    for row in rows:
-        check(gate, row, args.bin, args.certs)
+    if not args.names:
+        text = README.read_text()
+        fresh = readme_with_table(text, readme_table(record)) if TABLE_BEGIN in text else ""
+        gate.check("readme-table", fresh == text, "" if fresh == text else
+                   "gaps/README.md's table differs from gaps.tsv: run check_gaps.py --write-readme")
+    for gap in gaps:
+        check(gate, gap, args.bin, args.certs)
     return gate.finish()
 
 

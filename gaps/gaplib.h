@@ -72,7 +72,7 @@ void figure(const std::string& key, const std::string& value);
 std::string ssl_error_name(int code);         // SSL_get_error: "WANT_READ", "SSL", ...
 std::string reason_name(unsigned long err);   // "unexpected_eof_while_reading", or "none"
 std::string verify_name(long v);              // "HOSTNAME_MISMATCH", or the number
-// The client's outcome after a failed handshake, in DESIGN.md's vocabulary:
+// The client's outcome after a failed handshake, in the lab's outcome vocabulary (stage/detail):
 // "handshake:verify=<X509_V_ERR name>" or "handshake:<first error reason>".
 std::string handshake_outcome(SSL* client, int ret);
 

@@ -5,13 +5,11 @@ row without a control) raises RowError naming the file and line; the runner exit
 """
 from __future__ import annotations
 
-import re
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
 
-from outcomes import OutcomeNames, UnknownOutcome
+from harness.outcomes import OutcomeNames, UnknownOutcome
+from harness.rows import RowError, TomlRow, load_toml
 
 VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
@@ -39,19 +37,8 @@ ROW_KEYS: dict[str, tuple[type, bool]] = {
 Expect = Union[str, dict]
 
 
-class RowError(Exception):
-    """Malformed input: the message starts with file:line."""
-
-
-@dataclass
-class Row:
-    name: str
-    line: int
-    fields: dict
-    key_lines: dict[str, int] = field(default_factory=dict)
-
-    def get(self, key: str, default=None):
-        return self.fields.get(key, default)
+class Row(TomlRow):
+    """One [[row]] of rows.toml."""
 
     @property
     def versions(self) -> list[str]:
@@ -79,46 +66,21 @@ class Row:
         return value
 
 
-def key_lines(text: str) -> list[tuple[int, dict[str, int]]]:
-    """For each [[row]] in order: its header line and the line of each key."""
-    rows: list[tuple[int, dict[str, int]]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip() == "[[row]]":
-            rows.append((number, {}))
-        elif rows and (m := re.match(r"\s*([A-Za-z0-9_\"]+)\s*=", line)):
-            rows[-1][1].setdefault(m.group(1).strip('"'), number)
-    return rows
-
-
 class RowFile:
     def __init__(self, path: Path, certs: Path, names: OutcomeNames, require_expectations: bool = True):
         self.path, self.certs, self.names = path, certs, names
-        self.text = path.read_text()
-        try:
-            data = tomllib.loads(self.text)
-        except tomllib.TOMLDecodeError as e:
-            m = re.search(r"at line (\d+)", str(e))
-            raise RowError(f"{path}:{m.group(1) if m else 1}: {e}") from e
-        extra = set(data) - {"row"}
-        if extra:
-            raise RowError(f"{path}:1: unknown top-level keys {sorted(extra)} (only [[row]] tables)")
-        lines = key_lines(self.text)
-        self.rows = [Row(r.get("name", "?"), lines[i][0], r, lines[i][1]) for i, r in enumerate(data.get("row", []))]
+        self.rows = [Row(r.fields, r.line, r.path, r.key_lines) for r in load_toml(path, "row", ROW_KEYS)]
         self.require_expectations = require_expectations
         self._check_all()
 
     def fail(self, row: Row, key: Optional[str], message: str) -> RowError:
-        line = row.key_lines.get(key, row.line) if key else row.line
-        return RowError(f"{self.path}:{line}: row {row.name}: {message}")
+        return row.error(key, message)
 
     def _check_all(self) -> None:
         manifest_files = self._manifest_files()
-        seen: dict[str, Row] = {}
+        seen = {row.name: row for row in self.rows}
         for row in self.rows:
-            self._check_keys(row)
-            if row.name in seen:
-                raise self.fail(row, "name", f"defined twice (first at line {seen[row.name].line})")
-            seen[row.name] = row
+            self._check_expectations_present(row)
             self._check_values(row, manifest_files)
         for row in self.rows:
             control = row.get("control")
@@ -135,16 +97,7 @@ class RowFile:
         except (OSError, ValueError, KeyError) as e:
             raise RowError(f"{manifest}:1: not a certs manifest ({e}); build the 'certs' target") from e
 
-    def _check_keys(self, row: Row) -> None:
-        for key, value in row.fields.items():
-            if key not in ROW_KEYS:
-                raise self.fail(row, key, f"unknown key {key!r}")
-            kind, _ = ROW_KEYS[key]
-            if kind is not object and not isinstance(value, kind):
-                raise self.fail(row, key, f"{key} must be {kind.__name__}, got {value!r}")
-        for key, (_, required) in ROW_KEYS.items():
-            if required and key not in row.fields:
-                raise self.fail(row, None, f"missing {key!r}")
+    def _check_expectations_present(self, row: Row) -> None:
         if self.require_expectations:
             for key in TRANSPORTS:
                 if key not in row.fields:

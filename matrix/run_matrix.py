@@ -1,21 +1,26 @@
 #!/usr/bin/python3
 """The certificate matrix: every row of rows.toml against a real server, crossed.
 
-Each row runs `tlsnb --json` once per cell: transport (bio, fd) x client --tls-max
-(1.2, 1.3, or the row's `versions`) x server (the lab's tls_server.py, and
-`openssl s_server` unless the row says interop = false). One line per cell, then
-`matrix: N passed, N failed`; exit 1 on any mismatch (an unexpected success too),
-2 on a malformed row (file:line on stderr) before any connection.
+Each row runs the client once per cell: transport (bio, fd, for a client with --transport)
+x client --tls-max (1.2, 1.3, or the row's `versions`) x server (the lab's tls_server.py,
+and `openssl s_server` unless the row says interop = false). One line per cell, then
+`matrix: N passed, N failed`; exit 1 on any mismatch (an unexpected success too), 2 on a
+malformed row or profile (file:line on stderr) before any connection.
+
+The reference, tlsnb, is held to the rows' own `bio`/`fd` expectations. A client under test
+(--client NAME, a room of clients/, or a profile's path) is held to the reference's, except
+where its clients/NAME/matrix.toml records a difference with its kind and reason (crossing.py).
+Exit 89 from a client is a SKIP, and must be recorded (`got = "skip"`).
 
     /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb              # every row
     /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb wild-partial  # one row (or several)
     /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb --update      # re-record from observation
+    /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb --client go --sample   # a client, sampled
 """
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -24,45 +29,50 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "servers"))  # harness.py (tlslab_gate also sets PYTHONPATH)
+from crossing import SKIP, ClientRecord, write_results
+from harness import Gate, HarnessError, bad_input, gate_args, rerun_line, run_client
+from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, find_client
+from harness.outcomes import OutcomeNames, UnknownOutcome
+from peers import start_lab_server, start_openssl_server
+from rows import GROUPS, TRANSPORTS, Row, RowError, RowFile
+from update import collapse, record
 
-from harness import Gate, HarnessError, gate_args, run_tlsnb  # noqa: E402
-from outcomes import OutcomeNames, UnknownOutcome  # noqa: E402
-from peers import start_lab_server, start_openssl_server  # noqa: E402
-from rows import TRANSPORTS, Row, RowError, RowFile  # noqa: E402
-from update import record  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 SERVER_PROGRAMS = {"lab": "tls_server.py", "s_server": "openssl s_server"}
 DEFAULT_HOST = "hooks.test"
 DEFAULT_CAFILE = "ca.pem"
+CELL_TIMEOUT_S = 30
+ROW_FLAGS = {"partial_chain": "--partial-chain", "verify_depth": "--verify-depth"}
 
 
 @dataclass
 class Cell:
     row: Row
-    server: str       # lab | s_server
-    transport: str    # bio | fd
-    version: str      # the client's --tls-max
+    server: str                 # lab | s_server
+    transport: Optional[str]    # bio | fd; None for a client without --transport
+    version: str                # the client's --tls-max
 
     def label(self) -> str:
-        return f"{self.row.name} {self.transport} {self.version} {self.server}"
+        return " ".join(x for x in (self.row.name, self.transport, self.version, self.server) if x)
 
 
 @dataclass
 class Observation:
     cell: Cell
     outcome: Optional[str] = None    # canonical name, None when the cell could not run
-    code: tuple[int, int] = (-1, 0)  # (stage_code, detail) as tlsnb printed them
+    code: tuple[int, int] = (-1, 0)  # (stage_code, detail) as the client printed them
     depth: Optional[int] = None
     tls_version: Optional[str] = None
     text: str = ""
     problem: str = ""                # why the cell could not run (no server, usage error, no JSON)
+    unsupported: str = ""            # the client's own line when it exited 89
 
 
-def client_args(row: Row, certs: Path, port: int, transport: str, version: str) -> list[str]:
-    args = [f"127.0.0.1:{port}", "--name", row.get("host", DEFAULT_HOST), "--transport", transport,
-            "--tls-max", version, "--requests", "0"]
+def client_args(row: Row, certs: Path, port: int, transport: Optional[str], version: str) -> list[str]:
+    args = [f"127.0.0.1:{port}", "--name", row.get("host", DEFAULT_HOST), "--tls-max", version, "--requests", "0"]
+    if transport:
+        args += ["--transport", transport]
     cafile = row.get("cafile", DEFAULT_CAFILE)
     if cafile:
         args += ["--cafile", str(certs / cafile)]
@@ -75,41 +85,162 @@ def client_args(row: Row, certs: Path, port: int, transport: str, version: str) 
     return args
 
 
-def observe(cell: Cell, tlsnb: str, certs: Path, port: int, names: OutcomeNames) -> Observation:
+def observe(cell: Cell, client: Profile, certs: Path, port: int, names: OutcomeNames) -> Observation:
     obs = Observation(cell)
-    try:
-        run = run_tlsnb(tlsnb, client_args(cell.row, certs, port, cell.transport, cell.version), timeout=30)
-    except subprocess.TimeoutExpired:
-        obs.problem = "tlsnb still running after 30 s (killed)"
+    run = run_client(client.command, client_args(cell.row, certs, port, cell.transport, cell.version),
+                     timeout=CELL_TIMEOUT_S)
+    if run.rc == UNSUPPORTED_EXIT and not run.attempts:
+        obs.outcome, obs.unsupported = SKIP, run.stderr.strip().splitlines()[-1:][0] if run.stderr.strip() else "exit 89"
+        return obs
+    if run.problem:
+        obs.problem = f"{client.name}: {run.problem}"
         return obs
     if run.signal or len(run.attempts) != 1:
-        obs.problem = f"rc={run.rc} signal={run.signal} attempts={len(run.attempts)} stderr={run.stderr.strip()[-200:]}"
+        obs.problem = (f"{client.name}: rc={run.rc} signal={run.signal} attempts={len(run.attempts)} "
+                       f"stderr={run.stderr.strip()[-200:]}")
         return obs
     a = run.attempts[0]
-    obs.code = (int(a["stage_code"]), int(a["detail"]))
+    try:
+        obs.code = (int(a["stage_code"]), int(a["detail"]))
+    except (KeyError, TypeError, ValueError):
+        obs.problem = f"{client.name}: attempt line without integer stage_code/detail: {a}"
+        return obs
     obs.outcome = names.name(a["stage"], obs.code[1])
     obs.text = a.get("detail_text", "")
     obs.tls_version = a.get("tls_version") or None
-    if obs.outcome.startswith("handshake/X509_V_ERR_"):
+    if obs.outcome.startswith("handshake/X509_V_ERR_") and client.reference:
         obs.depth = a.get("verify_depth")
     if (run.rc == 0) != (obs.outcome == "ok"):
-        obs.problem = f"exit {run.rc} disagrees with outcome {obs.outcome}"
+        obs.problem = f"{client.name}: exit {run.rc} disagrees with outcome {obs.outcome}"
     return obs
 
 
-def run_unit(row: Row, server: str, args, names: OutcomeNames) -> list[Observation]:
-    """One server for the row, then its cells in order."""
-    cells = [Cell(row, server, t, v) for t in TRANSPORTS for v in row.versions]
-    work = Path(args.work)
-    try:
-        peer = start_lab_server(row, args.certs, work) if server == "lab" else \
-            start_openssl_server(row, args.certs, work)
-    except HarnessError as e:
-        return [Observation(c, problem=f"{SERVER_PROGRAMS[server]} did not start: {e}") for c in cells]
-    try:
-        return [observe(c, args.tlsnb, args.certs, peer.port, names) for c in cells]
-    finally:
-        peer.stop()
+class Matrix:
+    """One run of the gate: the rows, the client, its record, the tally."""
+
+    def __init__(self, args, names: OutcomeNames, rows: RowFile, client: Profile, record: Optional[ClientRecord]):
+        self.args, self.names, self.rows, self.client, self.record = args, names, rows, client, record
+        self.gate, self.lock, self.observations = Gate("matrix" if client.reference else f"matrix {client.name}"), \
+            threading.Lock(), []
+        self.transports = list(TRANSPORTS) if client.has("--transport") else [None]
+        self.cells_out: list[dict] = []
+
+    def run_unit(self, row: Row, server: str) -> list[Observation]:
+        """One server for the row, then its cells in order."""
+        cells = [Cell(row, server, t, v) for t in self.transports for v in row.versions]
+        try:
+            peer = start_lab_server(row, self.args.certs, Path(self.args.work)) if server == "lab" else \
+                start_openssl_server(row, self.args.certs, Path(self.args.work))
+        except HarnessError as e:
+            return [Observation(c, problem=f"{SERVER_PROGRAMS[server]} did not start: {e}") for c in cells]
+        try:
+            return [observe(c, self.client, self.args.certs, peer.port, self.names) for c in cells]
+        finally:
+            peer.stop()
+
+    def expected(self, cell: Cell):
+        """(what the cell must show, its recorded difference or None)."""
+        reference = cell.row.expected(cell.transport or "bio", cell.version, cell.server)
+        if self.record is None:
+            return reference, None
+        return self.record.expected(cell.row.name, cell.version, cell.server, reference)
+
+    def judge(self, obs: Observation, rerun: str) -> None:
+        cell = obs.cell
+        want, diff = self.expected(cell)
+        self.cells_out.append({"row": cell.row.name, "group": cell.row.get("group"), "server": cell.server,
+                               "transport": cell.transport, "version": cell.version, "outcome": obs.outcome,
+                               "expected": want, "reference": cell.row.expected(cell.transport or "bio",
+                                                                               cell.version, cell.server),
+                               "kind": diff.kind if diff else "", "why": diff.why if diff else "",
+                               "text": obs.unsupported or obs.text, "problem": obs.problem})
+        if obs.problem:
+            self.gate.check(cell.label(), False, f"{obs.problem}  (rerun: {rerun})")
+            return
+        if diff is not None and not diff.why.strip():
+            self.gate.check(cell.label(), False, f"{diff.where}: the difference ({obs.outcome}) is recorded without "
+                                                 f"a reason: write kind and why")
+            return
+        if obs.outcome == SKIP or want == SKIP:
+            if want == SKIP and obs.outcome == SKIP:
+                self.gate.skip(cell.label(), f"{self.client.name} cannot: {obs.unsupported} ({diff.why if diff else ''})")
+            else:
+                self.gate.check(cell.label(), False, f"expected {want}, got {obs.outcome}"
+                                                     f"{' (' + obs.unsupported + ')' if obs.unsupported else ''}  "
+                                                     f"(rerun: {rerun})")
+            return
+        self.compare(obs, want, rerun)
+
+    def compare(self, obs: Observation, want: Optional[str], rerun: str) -> None:
+        cell = obs.cell
+        want_depth = cell.row.expected_depth(cell.transport, cell.version) \
+            if self.client.reference and want and "X509_V_ERR_" in want else None
+        same = self.names.parse(want) == obs.code if want else False
+        got = obs.outcome + (f" depth {obs.depth}" if obs.depth is not None else "")
+        expect = f"{want}" + (f" depth {want_depth}" if want_depth is not None else "")
+        same = same and obs.depth == want_depth
+        if obs.outcome == "ok":
+            got += f" {obs.tls_version}"
+            same = same and obs.tls_version == f"TLSv{expected_version(cell)}"
+        if want == "ok":
+            expect += f" TLSv{expected_version(cell)}"
+        if same:
+            self.gate.check(cell.label(), True, got)
+        else:
+            self.gate.check(cell.label(), False, f"expected {expect}, got {got} [{obs.text}]  (rerun: {rerun})")
+
+    def run(self, selected: list[Row]) -> int:
+        units = [(row, server) for row in selected for server in row.servers
+                 if server == "lab" or not self.args.no_interop]
+        start = time.monotonic()
+        client_flag = [] if self.client.reference else ["--client", self.args.client]
+
+        def one(unit: tuple[Row, str]) -> None:
+            row, server = unit
+            if reason := self.client.disabled_reason("matrix", row.name):
+                with self.lock:
+                    self.gate.skip(f"{row.name} {server}", f"disabled in {self.client.path}: {reason}")
+                return
+            found = self.run_unit(row, server)
+            rerun = rerun_line(HERE / "run_matrix.py", "--tlsnb", self.args.tlsnb, "--certs", self.args.certs,
+                               *client_flag, *(["--file", self.args.file] if self.args.file != HERE / "rows.toml"
+                                              else []), row.name)
+            with self.lock:
+                self.observations.extend(found)
+                for obs in found:
+                    self.judge(obs, rerun)
+
+        with ThreadPoolExecutor(max_workers=max(1, self.args.jobs)) as pool:
+            list(pool.map(one, units))
+        print(f"{self.gate.name}: {len(selected)} rows, {len(self.observations)} cells in "
+              f"{time.monotonic() - start:.1f}s", flush=True)
+        write_results(Path(self.args.work) / "results" / f"{self.client.name}.json", self.client, self.cells_out)
+        if self.args.update:
+            self.update(selected)
+        return self.gate.finish()
+
+    def update(self, selected: list[Row]) -> None:
+        if self.client.reference:
+            record(self.args.file, self.rows, self.observations)
+            return
+        if any(o.problem for o in self.observations):
+            print("update: cells that could not run: nothing recorded")
+            return
+        observed = {}
+        for row in selected:
+            mine = [o for o in self.observations if o.cell.row is row]
+            if not mine:
+                continue
+            same = all(o.outcome == SKIP and row.expected(o.cell.transport or "bio", o.cell.version,
+                                                          o.cell.server) == SKIP or
+                       (o.outcome != SKIP and self.names.parse(row.expected(o.cell.transport or "bio",
+                                                                            o.cell.version, o.cell.server)) == o.code)
+                       for o in mine)
+            observed[row.name] = None if same else \
+                collapse(row, {(o.cell.version, o.cell.server): o.outcome for o in mine})
+        self.record.write([r.name for r in self.rows.rows], observed)
+        print(f"update: {self.record.path} rewritten ({sum(v is not None for v in observed.values())} rows differ "
+              f"from the reference among {len(observed)} observed)")
 
 
 def expected_version(cell: Cell) -> str:
@@ -117,26 +248,13 @@ def expected_version(cell: Cell) -> str:
     return min(cell.version, server_max)
 
 
-def judge(gate: Gate, obs: Observation, names: OutcomeNames, rerun: str) -> None:
-    cell = obs.cell
-    want = cell.row.expected(cell.transport, cell.version, cell.server)
-    want_depth = cell.row.expected_depth(cell.transport, cell.version) if want and "X509_V_ERR_" in want else None
-    if obs.problem:
-        gate.check(cell.label(), False, f"{obs.problem}  (rerun: {rerun})")
-        return
-    same = names.parse(want) == obs.code if want else False
-    got = obs.outcome + (f" depth {obs.depth}" if obs.depth is not None else "")
-    expect = f"{want}" + (f" depth {want_depth}" if want_depth is not None else "")
-    same = same and obs.depth == want_depth
-    if obs.outcome == "ok":
-        got += f" {obs.tls_version}"
-        same = same and obs.tls_version == f"TLSv{expected_version(cell)}"
-    if want == "ok":
-        expect += f" TLSv{expected_version(cell)}"
-    if same:
-        gate.check(cell.label(), True, got)
-    else:
-        gate.check(cell.label(), False, f"expected {expect}, got {got} [{obs.text}]  (rerun: {rerun})")
+def sample(rows: list[Row]) -> list[Row]:
+    """The default gate's sample for a client: the first two rows of every group (in the file's
+    order, which puts each group's ordinary case before its failures), so every group is crossed."""
+    chosen = []
+    for group in GROUPS:
+        chosen += [r for r in rows if r.get("group") == group][:2]
+    return chosen
 
 
 def parse_args() -> argparse.Namespace:
@@ -148,44 +266,48 @@ def parse_args() -> argparse.Namespace:
         p.add_argument("--jobs", type=int, default=2 * (os.cpu_count() or 1), help="rows in flight")
         p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
                        help="the OpenSSL headers tlsnb was built with (outcome names)")
+        p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")
+        p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means "
+                                                      "(default: the one --tlsnb was built in)")
+        p.add_argument("--sample", action="store_true", help="only the first two rows of every group")
     args = gate_args(__doc__.split("\n")[0], extra)
+    if args.list:
+        return args
     args.certs = Path(args.certs)
     if args.update and args.no_interop:
-        print("run_matrix.py: --update records both servers; it cannot be combined with --no-interop", file=sys.stderr)
-        sys.exit(2)
+        bad_input("run_matrix.py", "--update records both servers; it cannot be combined with --no-interop")
     return args
+
+
+def the_client(args) -> Profile:
+    build = args.build_dir or Path(args.tlsnb).resolve().parent.parent
+    if not args.client:
+        return Profile(name="tlsnb", path=HERE.parent / "clients" / "tlsnb" / "profile.toml",
+                       library="the reference", command=[args.tlsnb], flags=["--transport", "--partial-chain",
+                                                                             "--verify-depth"],
+                       shim_sees_io=True, reference=True)
+    client = find_client(args.client, build)
+    client.check_installed()
+    return client
 
 
 def main() -> int:
     args = parse_args()
     try:
         names = OutcomeNames(args.openssl_include)
-        rows = RowFile(args.file, args.certs, names, require_expectations=not args.update)
+        rows = RowFile(args.file, Path(args.certs or "."), names,
+                       require_expectations=not (args.update and not args.client))
         selected = rows.select(args.rows + args.only)
-    except (RowError, UnknownOutcome, OSError) as e:
-        print(f"run_matrix.py: {e}", file=sys.stderr)
-        return 2
-    units = [(row, server) for row in selected for server in row.servers
-             if server == "lab" or not args.no_interop]
-    gate, lock, observations = Gate("matrix"), threading.Lock(), []
-    start = time.monotonic()
-
-    def one(unit: tuple[Row, str]) -> None:
-        row, server = unit
-        found = run_unit(row, server, args, names)
-        rerun = (f"{sys.executable} {HERE / 'run_matrix.py'} --tlsnb {args.tlsnb} --certs {args.certs} "
-                 + (f"--file {args.file} " if args.file != HERE / "rows.toml" else "") + row.name)
-        with lock:
-            observations.extend(found)
-            for obs in found:
-                judge(gate, obs, names, rerun)
-
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(one, units))
-    print(f"matrix: {len(selected)} rows, {len(observations)} cells in {time.monotonic() - start:.1f}s", flush=True)
-    if args.update:
-        record(args.file, rows, observations)
-    return gate.finish()
+        if args.sample and not (args.rows or args.only):
+            selected = sample(selected)
+        if args.list:
+            print("\n".join(row.name for row in selected))
+            return 0
+        client = the_client(args)
+        record_file = None if client.reference else ClientRecord(client.room / "matrix.toml", {r.name for r in rows.rows})
+    except (RowError, UnknownOutcome, OSError, ClientError) as e:
+        bad_input("run_matrix.py", e)
+    return Matrix(args, names, rows, client, record_file).run(selected)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import PY, SERVERS, Gate, Server  # noqa: E402
+from harness import PY, SERVERS, Gate, Server
 
-from dnslib import QTYPE, RCODE, DNSRecord  # noqa: E402
+from dnslib import QTYPE, RCODE, DNSRecord
 
 TIMEOUT_S = 5.0  # no case waits this long unless the stub hangs
 STUB = str(SERVERS / "dns_stub.py")

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import PY, SERVERS, Gate, Server  # noqa: E402
+from harness import PY, SERVERS, Gate, Server
 
-import trustme  # noqa: E402
+import trustme
 
 TIMEOUT_S = 10.0  # no case waits this long unless the server under test hangs
 

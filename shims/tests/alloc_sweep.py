@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate, gate_args, run_tlsnb
-from shimlib import HEAP_TAG, USABLE_SLACK, choose_seed, unmatched, client_args, heap_env, read_report, tls_server, verdict
+from harness import Gate, choose_seed, gate_args, run_tlsnb, tls_server, verdict
+from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report, unmatched
 
 HERE = Path(__file__).resolve().parent
 RECORD = HERE.parent / "alloc_sweep.tsv"

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import Gate, Run, gate_args, run_tlsnb
-from shimlib import HEAP_TAG, USABLE_SLACK, client_args, heap_env, load_rows, read_report, tls_server, verdict
+from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_tlsnb, tls_server, verdict
+from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
 
 HERE = Path(__file__).resolve().parent
 NOFILE = 200
@@ -42,7 +42,9 @@ class Row:
     expect: str
     counts: str
     soak: str
+    inject: str
     why: str
+    where: str = ""
 
 
 @contextmanager
@@ -66,6 +68,16 @@ def all_as_expected(run: Run, expect: str, count: int) -> str:
     return ""
 
 
+def injected(ns, row: Row, env: dict) -> tuple[dict, str]:
+    """The heap shim's environment and preload list, with the row's injected failure (if any)."""
+    if row.inject == "-":
+        return env, ns.heap_shim
+    name, *settings = row.inject.split()
+    # fail_bio_new every=N: every Nth BIO_new the program itself makes answers NULL (shims/fail_bio_new.c)
+    env.update({f"TLSLAB_FAIL_BIO_NEW_{k.upper()}": v for k, v in (s.split("=", 1) for s in settings)})
+    return env, f"{ns.heap_shim} {ns.fail_bio_new}"
+
+
 def longrun(ns, gate: Gate, row: Row, transport: str) -> None:
     short, long = (int(n) for n in (row.soak if ns.soak else row.counts).split())
     name = f"{row.case}/{transport}"
@@ -77,9 +89,9 @@ def longrun(ns, gate: Gate, row: Row, transport: str) -> None:
             path = Path(ns.work) / f"leaks-heap-{row.case}-{transport}-{count}.json"
             args = client_args(ns.certs, server.port, "--transport", transport, "--count", count,
                                "--parallel", SLOTS, *row.client.split())
+            env, preload = injected(ns, row, heap_env("tlsnb", path))
             with nofile(NOFILE if count == long else resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
-                runs[count] = run_tlsnb(ns.tlsnb, args, env=heap_env("tlsnb", path), preload=ns.heap_shim,
-                                        timeout=900)
+                runs[count] = run_tlsnb(ns.tlsnb, args, env=env, preload=preload, timeout=900)
             reports[count] = read_report(path, HEAP_TAG)
     run, rep = runs[long], reports[long]
     problem = all_as_expected(run, row.expect, long)
@@ -93,7 +105,7 @@ def longrun(ns, gate: Gate, row: Row, transport: str) -> None:
         verdict(gate, f"Heap/{name}", False, "shim inactive: no heap report")
         return
     problem = all_as_expected(runs[short], row.expect, short)
-    # the same blocks, and bytes within malloc_usable_size's slack for each (see shimlib.USABLE_SLACK)
+    # the same blocks, and bytes within malloc_usable_size's slack for each (see harness/shims.py USABLE_SLACK)
     same = a["outstanding_blocks"] == b["outstanding_blocks"] and \
         abs(a["outstanding_bytes"] - b["outstanding_bytes"]) < USABLE_SLACK * max(1, a["outstanding_blocks"])
     verdict(gate, f"Heap/{name}", same and not problem,
@@ -125,13 +137,30 @@ def main() -> int:
         p.add_argument("--rows", default=str(HERE / "leaks.tsv"), help="the rows (default: leaks.tsv)")
         p.add_argument("--soak", action="store_true", help="the soak counts (10,000 and 40,000)")
         p.add_argument("--jobs", type=int, default=2, help="valgrind runs at once")
+        p.add_argument("--fail-bio-new", help="libfail_bio_new.so (rows that inject fail_bio_new need it)")
     ns = gate_args(__doc__.splitlines()[0], extra)
+    try:
+        rows = load_tsv(Path(ns.rows), Row)
+    except RowError as e:
+        bad_input("leaks_gate.py", e)
+    bad = [r for r in rows if r.inject != "-" and (r.inject.split()[0] != "fail_bio_new" or r.kind != "longrun")]
+    if bad:
+        bad_input("leaks_gate.py", f"{bad[0].where}: inject must be - or `fail_bio_new every=N` on a longrun row")
+    ids = [f"{k}/{r.case}/{t}" for r in rows for t in r.transports.split()
+           for k in (("Descriptors", "Heap") if r.kind == "longrun" else ("Valgrind",))]
+    if ns.list:
+        print("\n".join(ids))
+        return 0
+    if any(r.inject != "-" for r in rows) and not ns.fail_bio_new:
+        bad_input("leaks_gate.py", f"{ns.rows} injects fail_bio_new: give --fail-bio-new")
+    unknown = [o for o in ns.only if o not in ids and o not in {r.case for r in rows}]
+    if unknown:
+        bad_input("leaks_gate.py", f"--only {unknown[0]}: no such case in {ns.rows}")
     gate = Gate("leaks")
 
     def wanted(kind_names: list[str]) -> bool:
         return not ns.only or any(n in ns.only for n in kind_names)
 
-    rows = load_rows(Path(ns.rows), Row)
     for row in (r for r in rows if r.kind == "longrun"):
         for t in row.transports.split():
             if wanted([f"Descriptors/{row.case}/{t}", f"Heap/{row.case}/{t}", row.case]):
@@ -149,8 +178,10 @@ def main() -> int:
             verdict(gate, f"Valgrind/{r.case}/{t}", not problem, f"{problem}  ({r.why})")
             print(f"  {figs}", flush=True)
     if gate.failed:
-        print(f"  reproduce: {sys.executable} {Path(__file__).resolve()} --tlsnb {ns.tlsnb} --heap-shim {ns.heap_shim} "
-              f"--certs {ns.certs} --only CASE" + (" --soak" if ns.soak else ""), flush=True)
+        failed = [case for case, v, _ in gate.cases if v == "FAIL"]
+        extra = (["--fail-bio-new", ns.fail_bio_new] if ns.fail_bio_new else []) + (["--soak"] if ns.soak else [])
+        print(f"  reproduce: {rerun_line(__file__, '--tlsnb', ns.tlsnb, '--heap-shim', ns.heap_shim, '--certs', ns.certs, *extra, '--only', *failed)}",
+              flush=True)
     return gate.finish()
 
 

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate
-from shimlib import Probe, verdict, HEAP_TAG, REFUSED_EXIT, heap_env, read_report, report_from_text
+from harness import Gate, verdict
+from harness.shims import HEAP_TAG, REFUSED_EXIT, Probe, heap_env, read_report, report_from_text
 
 
 class SelfTest:

@@ -17,8 +17,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import Gate
-from shimlib import Probe, verdict, IO_TAG, io_env, read_report, report_from_text
+from harness import Gate, verdict
+from harness.shims import IO_TAG, Probe, io_env, read_report, report_from_text
 
 
 @dataclass

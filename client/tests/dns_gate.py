@@ -1,0 +1,18 @@
+#!/usr/bin/python3
+"""Names end to end (label dns): dns.tsv, the resolver on the loop, the judge, pinning, rebinding.
+
+The whole gate runs inside a network namespace of its own (`unshare -n`, loopback only), so
+an answer with a public address can be judged without a packet ever leaving the machine:
+a client that wrongly dialled 93.184.216.34 gets ENETUNREACH there, not the Internet.
+
+    /usr/bin/python3 client/tests/dns_gate.py --tlsnb build/client/tlsnb --certs build/certs/out [--only CASE] [--list]
+"""
+import sys
+from pathlib import Path
+
+from harness.cases import gate_main
+from harness.netns import enter_namespace
+
+if __name__ == "__main__":
+    sys.exit(gate_main("dns", __doc__, Path(__file__).resolve().parent / "dns.tsv",
+                       before=lambda ns: enter_namespace("dns_gate.py")))

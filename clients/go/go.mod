@@ -1,0 +1,3 @@
+module tlslab/clients/go
+
+go 1.19

@@ -1,0 +1,234 @@
+package main
+
+// The lab's command line (clients/README.md), parsed by hand: Go's flag package takes -x and --x
+// alike and prints its usage on an error; the contract wants --x and one stderr line.
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+)
+
+type options struct {
+	target, name, connectIP, cafile string
+	port                            int
+	verify, systemTrust, resume     bool
+	json                            bool
+	count, parallel, requests       int64
+	body, deadlineMs, holdMs        int64
+	seed                            uint64
+	tlsMax                          uint16
+	sigpipe                         string // "", "default" or "ignore"
+}
+
+// usageError: exit 2. unsupportedError: exit 89 (an optional flag of the contract this client lacks).
+type usageError struct{ msg string }
+type unsupportedError struct{ msg string }
+
+func (e usageError) Error() string       { return e.msg }
+func (e unsupportedError) Error() string { return e.msg }
+
+// The contract's optional flags this client does not have, with whether each takes a value and why not.
+var unsupported = map[string]struct {
+	value bool
+	why   string
+}{
+	"--transport":      {true, "Go's crypto/tls has no BIO/fd transport choice: it always drives the net.Conn itself"},
+	"--verify-depth":   {true, "crypto/x509 has no maximum chain depth setting"},
+	"--ns":             {true, "no in-loop resolver: this client dials literals only"},
+	"--dns-udp":        {false, "no in-loop resolver: this client dials literals only"},
+	"--dns-timeout-ms": {true, "no in-loop resolver: this client dials literals only"},
+	"--allow-private":  {false, "no in-loop resolver: this client dials literals only"},
+}
+
+var valueFlags = map[string]bool{
+	"--name": true, "--connect": true, "--cafile": true, "--count": true, "--parallel": true,
+	"--requests": true, "--body": true, "--seed": true, "--deadline-ms": true, "--tls-max": true,
+	"--hold-ms": true, "--sigpipe": true,
+}
+
+// --partial-chain is accepted and changes nothing: crypto/x509 takes every RootCAs certificate as
+// an anchor, self-signed or not, so Go always verifies as X509_V_FLAG_PARTIAL_CHAIN does.
+var boolFlags = map[string]bool{"--no-verify": true, "--json": true, "--resume": true, "--system-trust": true,
+	"--partial-chain": true}
+
+// isIPv4 accepts a dotted quad only (what inet_pton(AF_INET) takes; Go rejects leading zeros too).
+func isIPv4(s string) bool {
+	ip := net.ParseIP(s)
+	return ip != nil && ip.To4() != nil && !strings.Contains(s, ":")
+}
+
+func parseInt(flag, v string, lo, hi int64) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, usageError{fmt.Sprintf("%s: expects an integer in %d..%d, got '%s'", flag, lo, hi, v)}
+	}
+	return n, nil
+}
+
+func parseOptions(args []string) (*options, bool, error) {
+	o := &options{verify: true, count: 1, parallel: 64, requests: 1, seed: 1, deadlineMs: 2000, tlsMax: tls.VersionTLS13}
+	var positional []string
+	var lacking error
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--help" || arg == "-h" {
+			return nil, true, nil
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			positional = append(positional, arg)
+			continue
+		}
+		flag, value, inline := arg, "", false
+		if strings.HasPrefix(arg, "--") {
+			if eq := strings.IndexByte(arg, '='); eq >= 0 {
+				flag, value, inline = arg[:eq], arg[eq+1:], true
+			}
+		}
+		takesValue := valueFlags[flag]
+		if u, ok := unsupported[flag]; ok {
+			takesValue = u.value
+			if lacking == nil {
+				lacking = unsupportedError{fmt.Sprintf("%s is not supported: %s", flag, u.why)}
+			}
+		} else if !takesValue && !boolFlags[flag] {
+			return nil, false, usageError{fmt.Sprintf("unknown flag '%s' (see --help)", flag)}
+		}
+		if takesValue && !inline {
+			if i+1 >= len(args) {
+				return nil, false, usageError{flag + ": missing value"}
+			}
+			i++
+			value = args[i]
+		} else if !takesValue && inline {
+			return nil, false, usageError{flag + ": takes no value"}
+		}
+		if err := o.apply(flag, value); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(positional) != 1 {
+		if len(positional) == 0 {
+			return nil, false, usageError{"missing TARGET:PORT"}
+		}
+		return nil, false, usageError{fmt.Sprintf("one TARGET:PORT expected, got '%s'", positional[1])}
+	}
+	t := positional[0]
+	colon := strings.LastIndexByte(t, ':')
+	port, perr := int64(0), error(nil)
+	if colon > 0 {
+		port, perr = parseInt("port", t[colon+1:], 1, 65535)
+	}
+	if colon <= 0 || perr != nil {
+		return nil, false, usageError{fmt.Sprintf("TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '%s'", t)}
+	}
+	o.target, o.port = t[:colon], int(port)
+	if o.name == "" {
+		o.name = o.target
+	}
+	if lacking != nil { // e.g. --ns, which would have made a name TARGET usable
+		return o, false, lacking
+	}
+	if !isIPv4(o.target) && o.connectIP == "" {
+		return nil, false, usageError{fmt.Sprintf("TARGET '%s' is a name: give --connect IP (tlsnb-go never resolves a name)", o.target)}
+	}
+	return o, false, nil
+}
+
+func (o *options) apply(flag, v string) error {
+	var err error
+	switch flag {
+	case "--name", "--cafile":
+		if v == "" {
+			return usageError{flag + ": expects a non-empty value"}
+		}
+		if flag == "--name" {
+			o.name = v
+		} else {
+			o.cafile = v
+		}
+	case "--connect":
+		if !isIPv4(v) {
+			return usageError{fmt.Sprintf("--connect: expects an IPv4 literal, got '%s'", v)}
+		}
+		o.connectIP = v
+	case "--no-verify":
+		o.verify = false
+	case "--json":
+		o.json = true
+	case "--resume":
+		o.resume = true
+	case "--system-trust":
+		o.systemTrust = true
+	case "--count":
+		o.count, err = parseInt(flag, v, 1, 100000000)
+	case "--parallel":
+		o.parallel, err = parseInt(flag, v, 1, 65536)
+	case "--requests":
+		o.requests, err = parseInt(flag, v, 0, 1000000)
+	case "--body":
+		o.body, err = parseInt(flag, v, 0, 1<<30)
+	case "--deadline-ms":
+		o.deadlineMs, err = parseInt(flag, v, 1, 86400000)
+	case "--hold-ms":
+		o.holdMs, err = parseInt(flag, v, 0, 86400000)
+	case "--seed":
+		var s int64
+		s, err = parseInt(flag, v, 0, 4294967295)
+		o.seed = uint64(s)
+	case "--tls-max":
+		switch v {
+		case "1.2":
+			o.tlsMax = tls.VersionTLS12
+		case "1.3":
+			o.tlsMax = tls.VersionTLS13
+		default:
+			return usageError{fmt.Sprintf("--tls-max: expects 1.2 or 1.3, got '%s'", v)}
+		}
+	case "--sigpipe":
+		if v != "default" && v != "ignore" {
+			return usageError{fmt.Sprintf("--sigpipe: expects default or ignore, got '%s'", v)}
+		}
+		o.sigpipe = v
+	}
+	return err
+}
+
+const usageText = `usage: tlsnb-go [options] TARGET:PORT
+
+A client under test for tlslab: Go 1.19 crypto/tls, one goroutine per attempt over Go's
+netpoller, HTTP/1.1 written and read by hand. TARGET is an IPv4 literal or a name (a name
+needs --connect; nothing is ever resolved).
+
+  --name NAME           name the certificate must carry; SNI (default TARGET; none for an IP)
+  --connect IP          dial this IPv4 address; TARGET is then only the name
+  --cafile PATH         trust anchors (PEM): tls.Config.RootCAs; without it the system pool
+  --system-trust        also trust the system pool (x509.SystemCertPool) beside --cafile
+  --no-verify           InsecureSkipVerify (controls only)
+  --partial-chain       accepted, changes nothing: crypto/x509 always ends a chain at any
+                        RootCAs certificate (X509_V_FLAG_PARTIAL_CHAIN is its only mode)
+  --tls-max 1.2|1.3     tls.Config.MaxVersion (MinVersion is always TLS 1.2)
+  --sigpipe default|ignore
+                        default: Go's runtime handler (EPIPE on sockets, never a death);
+                        ignore: signal.Ignore(SIGPIPE)
+  --count N             attempts in total (default 1)
+  --parallel N          attempts in flight (default 64)
+  --requests K          HTTP/1.1 requests per connection, keep-alive (default 1; 0: handshake only)
+  --body BYTES          POST body size (0: GET); byte i is (i * 131 + seed) % 251
+  --seed N              seed of the body pattern (default 1)
+  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
+  --resume              share one tls.NewLRUClientSessionCache between attempts
+  --hold-ms MS          hold each connection open this long after the handshake (reading)
+  --json                one JSON object per attempt, then one summary object
+  --help                this text
+
+Not supported (exit 89): --transport, --verify-depth, --ns, --dns-udp, --dns-timeout-ms,
+--allow-private.
+
+Outcomes (stage/detail): ok/0; connect/errno; handshake/X509_V_ERR_* or packed OpenSSL code,
+-1 peer closed without an alert, -100 a Go error with no OpenSSL counterpart; write/errno;
+read/errno, -1 closed without close_notify, -2 chunked, -3 malformed, 0 close_notify early;
+deadline/stage interrupted. Exit: 0 all ok, 1 any failed, 2 bad usage, 89 unsupported.
+`

@@ -1,0 +1,262 @@
+"""Case rows: peers, a client run, an optional I/O shim, and an expectation, one TSV line each.
+
+The client end-to-end gate (client/tests/client.tsv), the names gate (client/tests/dns.tsv) and
+the fault gate (shims/tests/faults.tsv) are all files of these rows and run through here.
+
+Columns:
+    case        the case's name; with transports it becomes CASE/bio, CASE/fd
+    transports  `bio fd`, `bio`, `fd` (each adds --transport T to the client), or - (no flag)
+    peers       `;`-separated peers, started in order:
+                  tls CERT [BEHAVIOUR [ARGS...]]   servers/tls_server.py: server, then server2, ...
+                  dns NAME=SPEC...                 servers/dns_stub.py: dns
+                  mux BACKEND...                   servers/mux.py: mux
+                or - for none
+    client      the client's whole argument list (it is given --json)
+    shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3), or -
+    expect      harness/expect.py's grammar
+    control     the case that succeeds where this one must fail (required for failure rows), or -
+    why         what the case shows, in words
+
+Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers), {dns}, {mux},
+{ca} (= --cafile CERTS/ca.pem --name hooks.test), {target} (= 127.0.0.1:{port}), {certs},
+{data} (the rows file's folder data/), {work}, {seed}, {free} (a port nothing listens on).
+"""
+from __future__ import annotations
+
+import re
+import socket
+import sys
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from .expect import ExpectError, Expectation, judge, parse
+from .gate import Gate, rerun_line, verdict
+from .peers import HarnessError, Server, dns_stub, mux, tls_server
+from .rows import RowError, load_tsv, unique
+from .runs import Run, run_client
+from .shims import IO_TAG, io_env, read_report
+
+PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
+KNOWN = {"port", "port2", "port3", "dns", "mux", "ca", "target", "certs", "data", "work", "seed", "free"}
+PEER_KINDS = ("tls", "dns", "mux")
+
+
+@dataclass
+class CaseRow:
+    case: str
+    transports: str
+    peers: str
+    client: str
+    shim: str
+    expect: str
+    control: str
+    why: str
+    where: str = ""
+
+    def crossed(self) -> list[tuple[str, Optional[str]]]:
+        """(case id, transport) for each cell of the row."""
+        if self.transports.strip() == "-":
+            return [(self.case, None)]
+        return [(f"{self.case}/{t}", t) for t in self.transports.split()]
+
+
+def load_cases(path: Path) -> list[CaseRow]:
+    """The rows of PATH, each expectation parsed, each placeholder known, each failure row's
+    control present: RowError (file:line) otherwise."""
+    rows = load_tsv(path, CaseRow)
+    unique(rows)
+    names = {r.case for r in rows}
+    for r in rows:
+        for column in ("peers", "client", "shim", "expect"):
+            unknown = set(PLACEHOLDER.findall(getattr(r, column))) - KNOWN
+            if unknown:
+                raise RowError(f"{r.where}: {r.case}: unknown placeholder {{{sorted(unknown)[0]}}} in {column}")
+        bad = [t for t in r.transports.split() if t not in ("bio", "fd", "-")]
+        if bad:
+            raise RowError(f"{r.where}: {r.case}: transports must be bio, fd or -, got {bad[0]!r}")
+        for spec in peer_specs(r.peers):
+            if spec[0] not in PEER_KINDS:
+                raise RowError(f"{r.where}: {r.case}: unknown peer kind {spec[0]!r} (one of {', '.join(PEER_KINDS)})")
+        try:
+            exp = parse(PLACEHOLDER.sub("0", r.expect))
+        except ExpectError as e:
+            raise RowError(f"{r.where}: {r.case}: {e}") from e
+        if r.control != "-" and r.control not in names:
+            raise RowError(f"{r.where}: {r.case}: control {r.control!r} is not a case of {path.name}")
+        if exp.failure() and r.control == "-":
+            raise RowError(f"{r.where}: {r.case}: a failure row needs a control (the case that succeeds)")
+    return rows
+
+
+def peer_specs(text: str) -> list[list[str]]:
+    return [] if text.strip() == "-" else [part.split() for part in text.split(";") if part.strip()]
+
+
+def free_port() -> int:
+    """A port nothing listens on (it was bound and closed), for a 'no server there' row."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class CaseLab:
+    """What a case gate runs with."""
+    client: list[str]           # the client's argv prefix (tlsnb, or a client under test)
+    certs: str
+    work: Path
+    seed: int
+    data: Path                  # the rows file's data/ folder
+    io_shim: Optional[str] = None
+    timeout: float = 120.0
+
+
+class Cell:
+    """One run of one case: its peers up, its placeholders bound, its client run, judged."""
+
+    def __init__(self, lab: CaseLab, row: CaseRow, transport: Optional[str]):
+        self.lab, self.row, self.transport = lab, row, transport
+        self.values = {"certs": lab.certs, "work": str(lab.work), "seed": str(lab.seed), "data": str(lab.data),
+                       "ca": f"--cafile {lab.certs}/ca.pem --name hooks.test"}
+        if "{free}" in row.client:
+            self.values["free"] = str(free_port())
+
+    def expand(self, text: str) -> str:
+        def one(m: re.Match) -> str:
+            if m[1] == "target":
+                return f"127.0.0.1:{self.values['port']}"
+            if m[1] not in self.values:
+                raise HarnessError(f"{self.row.where}: {{{m[1]}}} has no value here (no such peer)")
+            return self.values[m[1]]
+        return PLACEHOLDER.sub(one, text)
+
+    def start(self, stack: ExitStack) -> dict[str, Server]:
+        peers: dict[str, Server] = {}
+        for kind, *words in peer_specs(self.row.peers):
+            words = self.expand(" ".join(words)).split()
+            if kind == "tls":
+                name = "server" if "server" not in peers else f"server{len(peers) + 1}"
+                cert, behaviour, *args = words + ["normal"] if len(words) == 1 else words
+                peers[name] = stack.enter_context(tls_server(self.lab.certs, cert, behaviour, *args))
+                self.values["port" if name == "server" else f"port{name[6:]}"] = str(peers[name].port)
+            else:
+                peers[kind] = stack.enter_context(dns_stub(*words) if kind == "dns" else mux(*words))
+                self.values[kind] = str(peers[kind].port)
+        return peers
+
+    def run_once(self, exp_text: str) -> tuple[list[str], Run, Optional[dict]]:
+        settings = {} if self.row.shim.strip() == "-" else \
+            dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
+        report = self.lab.work / f"io-shim-{self.row.case}-{self.transport or 'any'}.json"
+        env = io_env(Path(self.lab.client[-1]).name, report, **settings) if settings else None
+        with ExitStack() as stack:
+            peers = self.start(stack)
+            args = (["--transport", self.transport] if self.transport else []) + self.expand(self.row.client).split()
+            exp = parse(self.expand(exp_text))
+            run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if settings else None,
+                             timeout=time_limit(exp, self.lab.timeout))
+        reports = {name: peer.report for name, peer in peers.items()}
+        shim = read_report(report, IO_TAG) if settings else None
+        if shim is not None:
+            reports["shim"] = shim
+        problems = judge(exp, run, reports)
+        if settings and not run.signal and not (shim and shim.get("active")):
+            problems.append("shim inactive: " + ("no report written" if shim is None else "it saw no socket call"))
+        return problems, run, shim
+
+    def run(self) -> tuple[list[str], str]:
+        """(problems, figures) after up to `tries` runs: the first run that holds wins."""
+        exp = parse(PLACEHOLDER.sub("0", self.row.expect))
+        for attempt in range(1, exp.tries + 1):
+            try:
+                problems, run, shim = self.run_once(self.row.expect)
+            except HarnessError as e:
+                return [f"harness: {e}"], ""
+            if not problems:
+                break
+        if problems:
+            problems.append(f"stderr: {run.stderr.strip()[-300:]!r}")
+        tries = f", run {attempt} of {exp.tries}" if exp.tries > 1 else ""
+        return problems, figures(run, shim) + tries
+
+
+def time_limit(exp: Expectation, default: float) -> float:
+    """How long a run may take before it is killed: a row that bounds its wall time (wall<S) is
+    killed 5 s past that bound (a spinning client fails in seconds, not minutes), else DEFAULT."""
+    bounds = [seconds for op, seconds in exp.wall if op == "<"]
+    return min([default, *(b + 5 for b in bounds)])
+
+
+def figures(run: Run, shim: Optional[dict]) -> str:
+    s = run.summary
+    text = f"wall {run.wall_s:.2f} s"
+    if s:
+        text += f", client cpu {s.get('cpu_ms', 0):.0f} ms"
+    if shim:
+        text += f", shim {shim.get('calls')} calls, {shim.get('eagain')} EAGAIN, {shim.get('bytes_cut')} bytes cut"
+    return text
+
+
+def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], rerun: list[str]) -> None:
+    """Every selected cell of ROWS: one PASS/FAIL line and its figures, or the rerun line."""
+    for row in rows:
+        for case_id, transport in row.crossed():
+            if only and case_id not in only and row.case not in only:
+                continue
+            problems, figs = Cell(lab, row, transport).run()
+            verdict(gate, case_id, not problems, "; ".join(problems) + f"  ({row.why})")
+            if problems:
+                print(f"  reproduce: {rerun_line(*rerun, '--seed', lab.seed, '--only', case_id)}", flush=True)
+            else:
+                print(f"  {figs}", flush=True)
+
+
+def list_cases(rows: list[CaseRow]) -> None:
+    for row in rows:
+        for case_id, _ in row.crossed():
+            print(case_id)
+
+
+def selected_unknown(rows: list[CaseRow], only: list[str]) -> list[str]:
+    ids = {c for r in rows for c, _ in r.crossed()} | {r.case for r in rows}
+    return [o for o in only if o not in ids]
+
+
+def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) -> int:
+    """The whole of a case gate's script: flags, rows, seed, the cases, the tally."""
+    from .args import gate_args
+    from .gate import choose_seed
+    from .rows import bad_input
+
+    def flags(p) -> None:
+        p.add_argument("--rows", type=Path, default=default_rows, help=f"the rows (default {default_rows.name})")
+        p.add_argument("--seed", type=int, help="seed of bodies and random cuts (default: a new one, printed)")
+        p.add_argument("--io-shim", help="libtlslab_io.so (rows with a shim setting need it)")
+        if extra:
+            extra(p)
+    ns = gate_args(doc, flags)
+    prog = Path(sys.argv[0]).name
+    try:
+        rows = load_cases(ns.rows)
+    except RowError as e:
+        bad_input(prog, e)
+    if ns.list:
+        list_cases(rows)
+        return 0
+    if unknown := selected_unknown(rows, ns.only):
+        bad_input(prog, f"--only {unknown[0]}: no such case in {ns.rows}")
+    if any(r.shim.strip() != "-" for r in rows) and not ns.io_shim:
+        bad_input(prog, f"{ns.rows} has rows with a shim: give --io-shim")
+    if before:
+        before(ns)
+    seed = choose_seed(ns.seed)
+    lab = CaseLab(client=[ns.tlsnb], certs=ns.certs, work=Path(ns.work), seed=seed,
+                  data=ns.rows.resolve().parent / "data", io_shim=ns.io_shim)
+    rerun = [sys.argv[0], "--tlsnb", ns.tlsnb, "--certs", ns.certs, "--rows", ns.rows]
+    if ns.io_shim:
+        rerun += ["--io-shim", ns.io_shim]
+    gate = Gate(name)
+    run_cases(gate, lab, rows, ns.only, rerun)
+    return gate.finish()

@@ -1,0 +1,167 @@
+"""The lab's expect grammar: what one run of a client must show, as words on one line.
+
+    ok/0*64 server.requests=192 shim.eagain>0 summary.wall_ms<5000 each.requests_done=3
+
+A term is one of
+    STAGE/DETAIL*N        N attempts ended STAGE/DETAIL; all such terms together are the whole count
+    exit=N                the process exited N
+    signal=NAME           the process died by signal NAME (SIGPIPE)
+    attempts=N            N attempt lines were printed
+    stderr.lines=N        stderr held N lines
+    wall<S  wall>S        the process's wall time, seconds
+    tries=N               run up to N times, the row holds when one run holds (a race's row)
+    SOURCE.KEY OP VALUE   OP is = > <; SOURCE is summary, shim, a peer (server, server2, dns, mux),
+                          each (every attempt's KEY) or seq (the attempts' KEYs in conn order,
+                          VALUE a comma list). KEY[SUB] reads a table's entry; a table of counts
+                          compared with a number is summed ({"udp": 1, "tcp": 1} = 2).
+Placeholders such as {port} are expanded before parsing (harness/cases.py says which).
+"""
+from __future__ import annotations
+
+import re
+import signal as signals
+from dataclasses import dataclass, field
+from typing import Optional
+
+OUTCOME = re.compile(r"^([a-z]+/-?\d+)\*(\d+)$")
+COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<)(.+)$")
+WALL = re.compile(r"^wall(<|>)([\d.]+)$")
+COUNT = re.compile(r"^(exit|attempts|stderr\.lines|tries)=(\d+)$")
+RUN_SOURCES = ("summary", "shim", "each", "seq")
+
+
+class ExpectError(ValueError):
+    """A term the grammar does not know (the caller adds file:line)."""
+
+
+@dataclass
+class Compare:
+    source: str
+    key: str
+    sub: Optional[str]
+    op: str
+    value: str
+
+    def text(self) -> str:
+        return f"{self.source}.{self.key}" + (f"[{self.sub}]" if self.sub else "")
+
+
+@dataclass
+class Expectation:
+    text: str
+    outcomes: dict[str, int] = field(default_factory=dict)
+    exit: Optional[int] = None
+    signal: Optional[int] = None
+    attempts: Optional[int] = None
+    stderr_lines: Optional[int] = None
+    wall: list[tuple[str, float]] = field(default_factory=list)
+    tries: int = 1
+    compares: list[Compare] = field(default_factory=list)
+
+    def peers(self) -> set[str]:
+        """The peers whose reports the terms read."""
+        return {c.source for c in self.compares if c.source not in RUN_SOURCES}
+
+    def failure(self) -> bool:
+        """True when the row expects something other than success (it then needs a control)."""
+        return (any(k != "ok/0" for k in self.outcomes) or self.signal is not None
+                or self.exit not in (None, 0))
+
+
+def parse(text: str) -> Expectation:
+    exp = Expectation(text)
+    for term in text.split():
+        if m := OUTCOME.match(term):
+            exp.outcomes[m[1]] = exp.outcomes.get(m[1], 0) + int(m[2])
+        elif term.startswith("signal="):
+            name = term.split("=", 1)[1]
+            if not name.startswith("SIG") or not hasattr(signals, name):
+                raise ExpectError(f"unknown signal {name!r}")
+            exp.signal = int(getattr(signals, name))
+        elif m := COUNT.match(term):
+            setattr(exp, {"stderr.lines": "stderr_lines"}.get(m[1], m[1]), int(m[2]))
+        elif m := WALL.match(term):
+            exp.wall.append((m[1], float(m[2])))
+        elif m := COMPARE.match(term):
+            exp.compares.append(Compare(m[1], m[2], m[3], m[4], m[5]))
+        else:
+            raise ExpectError(f"unknown expectation term {term!r} (see harness/expect.py)")
+    if exp.tries < 1:
+        raise ExpectError("tries must be at least 1")
+    return exp
+
+
+def _number(text: str) -> Optional[float]:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _read(value, sub: Optional[str]):
+    if sub is None:
+        return value
+    return value.get(sub) if isinstance(value, dict) else None
+
+
+def _same(got, want: str, op: str) -> bool:
+    if isinstance(got, dict) and all(isinstance(v, (int, float)) for v in got.values()):
+        got = sum(got.values())
+    if got is None:
+        return False
+    if op == "=":
+        if isinstance(got, bool):
+            return str(got).lower() == want
+        n = _number(want)
+        if n is not None and isinstance(got, (int, float)):
+            return float(got) == n
+        return str(got) == want
+    n, g = _number(want), _number(str(got))
+    if n is None or g is None:
+        return False
+    return g > n if op == ">" else g < n
+
+
+def _compare(c: Compare, run, reports: dict[str, dict]) -> Optional[str]:
+    """What is wrong with one comparison, or None."""
+    if c.source == "each":
+        bad = [a.get(c.key) for a in run.attempts if not _same(_read(a.get(c.key), c.sub), c.value, c.op)]
+        if bad or not run.attempts:
+            return f"each.{c.key}{c.op}{c.value} does not hold: {sorted(map(str, bad))[:5] or 'no attempts'}"
+        return None
+    if c.source == "seq":
+        got = [str(_read(a.get(c.key), c.sub)) for a in sorted(run.attempts, key=lambda a: a.get("conn", 0))]
+        return None if got == c.value.split(",") else f"seq.{c.key} = {','.join(got)}, expected {c.value}"
+    where = run.summary if c.source == "summary" else reports.get(c.source)
+    if where is None:
+        return f"{c.source}: no report (a peer that did not stop cleanly, or a shim that saw nothing)"
+    got = _read(where.get(c.key), c.sub)
+    return None if _same(got, c.value, c.op) else f"{c.text()} = {got}, expected {c.op}{c.value}"
+
+
+def judge(exp: Expectation, run, reports: dict[str, dict]) -> list[str]:
+    """What in RUN (harness.runs.Run) and the peers' REPORTS differs from EXP; empty when it holds."""
+    problems: list[str] = []
+    if run.problem:
+        problems.append(run.problem)
+    if exp.signal is not None and run.signal != exp.signal:
+        problems.append(f"expected death by {signals.Signals(exp.signal).name}, got exit {run.rc} "
+                        f"signal {run.signal}")
+    elif exp.signal is None and run.signal:
+        problems.append(f"killed by signal {run.signal}")
+    if exp.exit is not None and (run.signal or run.rc != exp.exit):
+        problems.append(f"exit {run.rc}, expected {exp.exit}")
+    if exp.attempts is not None and len(run.attempts) != exp.attempts:
+        problems.append(f"{len(run.attempts)} attempt lines, expected {exp.attempts}")
+    if exp.stderr_lines is not None and len(run.stderr.strip().splitlines()) != exp.stderr_lines:
+        problems.append(f"stderr has {len(run.stderr.strip().splitlines())} lines, expected {exp.stderr_lines}: "
+                        f"{run.stderr.strip()[-200:]!r}")
+    for op, seconds in exp.wall:
+        if not (run.wall_s < seconds if op == "<" else run.wall_s > seconds):
+            problems.append(f"wall {run.wall_s:.2f} s, expected {op} {seconds} s")
+    if exp.outcomes and run.outcomes() != exp.outcomes:
+        problems.append(f"outcomes {run.outcomes()}, expected {exp.outcomes}")
+    for c in exp.compares:
+        if why := _compare(c, run, reports):
+            problems.append(why)
+    return problems

@@ -1,0 +1,75 @@
+"""The tally every gate keeps: one PASS/FAIL/SKIP line per case, then `NAME: N passed, N failed`.
+
+    gate = Gate("faults")
+    gate.check("PartialIo/bio", ok, why)
+    return gate.finish()        # 0 all held, 1 a case failed, 2 no case ran
+"""
+from __future__ import annotations
+
+import random
+import shlex
+import sys
+import time
+from typing import Optional
+
+
+class Gate:
+    """PASS/FAIL lines, then `N passed, N failed[, N skipped]`; exit code 1 on any failure.
+    Every case's name, verdict and seconds are kept (`cases`) for a JUnit or results writer."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.passed = self.failed = self.skipped = 0
+        self.cases: list[tuple[str, str, str]] = []   # (case, PASS|FAIL|SKIP, detail)
+        self._began = time.monotonic()
+
+    def _line(self, verdict: str, case: str, detail: str) -> None:
+        self.cases.append((case, verdict, detail))
+        sep = ": " if verdict != "PASS" else "  ("
+        tail = "" if not detail else (sep + detail + (")" if verdict == "PASS" else ""))
+        print(f"{verdict} {case}{tail}", flush=True)
+
+    def check(self, case: str, ok: bool, detail: str = "") -> bool:
+        if ok:
+            self.passed += 1
+            self._line("PASS", case, detail)
+        else:
+            self.failed += 1
+            self._line("FAIL", case, detail)
+        return ok
+
+    def expect(self, case: str, expected, got, note: str = "") -> bool:
+        """Compare whole values, print both on a mismatch."""
+        extra = f"  {note}" if note else ""
+        return self.check(case, expected == got, f"expected {expected!r}, got {got!r}{extra}"
+                          if expected != got else f"{got!r}{extra}")
+
+    def skip(self, case: str, why: str) -> None:
+        self.skipped += 1
+        self._line("SKIP", case, why)
+
+    def finish(self) -> int:
+        if self.passed + self.failed + self.skipped == 0:  # a gate that ran nothing proves nothing
+            print(f"{self.name}: no case ran (an --only or a name that matches nothing?)", file=sys.stderr)
+            return 2
+        tail = f", {self.skipped} skipped" if self.skipped else ""
+        print(f"{self.name}: {self.passed} passed, {self.failed} failed{tail} "
+              f"in {time.monotonic() - self._began:.1f} s", flush=True)
+        return 1 if self.failed else 0
+
+
+def verdict(gate: Gate, case: str, ok: bool, why: str) -> bool:
+    """gate.check that prints WHY only when the case fails."""
+    return gate.check(case, bool(ok), "" if ok else why)
+
+
+def choose_seed(given: Optional[int]) -> int:
+    """The run's seed: the one given, or a fresh one; printed either way."""
+    seed = given if given is not None else random.SystemRandom().randrange(1, 2**31)
+    print(f"seed {seed}", flush=True)
+    return seed
+
+
+def rerun_line(script: str, *args) -> str:
+    """The one command that repeats a gate (or one case of it), quoted for a shell."""
+    return shlex.join([sys.executable, str(script), *map(str, args)])

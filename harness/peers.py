@@ -1,0 +1,120 @@
+"""Test peers started as children: each prints `READY <port>` when it listens and one
+`REPORT {json}` line when it stops (SIGTERM).
+
+    with tls_server(certs, "leaf-ecdsa", "silent") as server: ... server.port ... server.report
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Optional
+
+from .runs import die_with_parent
+
+PY = "/usr/bin/python3"  # Debian's: the pyenv python3 first on PATH cannot see apt's trustme/dnslib
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "servers"
+
+
+class HarnessError(Exception):
+    """A set-up failure (a peer that never said READY): the case fails, loudly."""
+
+
+class Server:
+    """A test peer started as a child: waits for `READY <port>`, stops with SIGTERM.
+
+    After stop(), `report` holds the JSON of the peer's last `REPORT {...}` line
+    (every lab peer prints one when it exits), or {} when it printed none.
+    """
+
+    # The line that says a peer listens, and the group holding its port.
+    ready_pattern = re.compile(rb"^READY (\d+)$", re.M)
+
+    def __init__(self, argv: list[str], ready_timeout: float = 15.0, env: Optional[dict] = None):
+        self.argv = [str(a) for a in argv]
+        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=env, start_new_session=True, preexec_fn=die_with_parent)
+        self._early = b""  # stdout read while waiting for the ready line
+        self.report: dict = {}
+        self.stderr = ""
+        self.port = self._await_ready(ready_timeout)
+
+    @classmethod
+    def script(cls, name: str, *args, **kw) -> "Server":
+        """Start servers/<name> with Debian's python3."""
+        return cls([PY, str(SERVERS / name), *map(str, args)], **kw)
+
+    def _await_ready(self, timeout: float) -> int:
+        # Raw reads of the pipe: a peer may write more than one line at once, and select()
+        # on a buffered text pipe would not wake for a line already in Python's buffer.
+        end = time.monotonic() + timeout
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while time.monotonic() < end:
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            chunk = os.read(fd, 4096) if ready else b""
+            if not chunk:
+                break
+            self._early += chunk
+            m = self.ready_pattern.search(self._early)
+            if m:
+                return int(m.group(1))
+        self._kill()
+        err = self.proc.stderr.read() if self.proc.stderr else ""
+        raise HarnessError(f"{' '.join(self.argv)}: no ready line within {timeout}s; stderr: {err.strip()[-500:]}")
+
+    def _kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+
+    def stop(self, timeout: float = 10.0) -> dict:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                out, self.stderr = self.proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._kill()
+                out, self.stderr = "", "(killed: did not stop on SIGTERM)"
+        else:
+            out, self.stderr = self.proc.communicate()
+        out = self._early.decode(errors="replace") + (out or "")
+        for line in reversed(out.splitlines()):
+            if line.startswith("REPORT "):
+                self.report = json.loads(line[len("REPORT "):])
+                break
+        try:  # workers or helpers a peer started must not outlive it
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return self.report
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def tls_server(certs, cert: str, behaviour: str = "normal", *args, **kw) -> Server:
+    """servers/tls_server.py serving CERT (leaf-ecdsa, expired, ...) from the certificate folder."""
+    return Server.script("tls_server.py", "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
+                         "--behaviour", behaviour, *args, **kw)
+
+
+def dns_stub(*zones: str, **kw) -> Server:
+    """servers/dns_stub.py answering each NAME=SPEC zone."""
+    return Server.script("dns_stub.py", *[a for z in zones for a in ("--zone", z)], **kw)
+
+
+def mux(*backends: str, **kw) -> Server:
+    """servers/mux.py handing connections to each HOST:PORT[+MS] backend in turn."""
+    return Server.script("mux.py", *[a for b in backends for a in ("--backend", b)], **kw)

@@ -1,0 +1,157 @@
+"""The one loader for the lab's row files, TSV and TOML. Every error names file and line.
+
+    rows = load_tsv(Path("shims/tests/faults.tsv"), FaultRow)        # dataclass rows, .where = "file:line"
+    rows = load_toml(Path("matrix/rows.toml"), "row", MATRIX_KEYS)   # TomlRow: .fields, .line, .key_lines
+
+A malformed file raises RowError; a gate turns it into one line on stderr and exit 2
+(`bad_input`), before anything runs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+
+class RowError(Exception):
+    """Malformed input: the message starts with file:line."""
+
+
+def bad_input(program: str, error: Exception | str) -> None:
+    """One line on stderr, exit 2: the lab's answer to a malformed row, flag or file."""
+    print(f"{program}: {error}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as e:
+        raise RowError(f"{path}:1: {e.strerror}") from e
+
+
+# ---- TSV: a header line naming the columns, `#` comments, one tab-separated row a line -------------
+
+def load_tsv(path: Path, row_type) -> list:
+    """The rows of a TSV record as `row_type` dataclasses (every field but `where` is a column;
+    `where` gets "file:line"). A missing or extra cell, or a header that is not the columns,
+    raises RowError naming file and line."""
+    names = [f.name for f in dataclasses.fields(row_type) if f.name != "where"]
+    numbered = [(n, line) for n, line in enumerate(_read(path).splitlines(), 1)
+                if line.strip() and not line.startswith("#")]
+    if not numbered:
+        raise RowError(f"{path}:1: no header line")
+    header_no, header = numbered[0]
+    columns = header.split("\t")
+    if columns != names:
+        raise RowError(f"{path}:{header_no}: columns {columns} (expected {names})")
+    rows = []
+    for n, line in numbered[1:]:
+        cells = line.split("\t")
+        if len(cells) != len(names):
+            raise RowError(f"{path}:{n}: {len(cells)} cells, expected {len(names)} ({', '.join(names)})")
+        empty = [name for name, cell in zip(names, cells) if not cell.strip()]
+        if empty:
+            raise RowError(f"{path}:{n}: empty cell {empty[0]!r} (write - for none)")
+        row = row_type(**dict(zip(names, cells)))
+        if "where" in {f.name for f in dataclasses.fields(row_type)}:
+            row.where = f"{path}:{n}"
+        rows.append(row)
+    return rows
+
+
+def unique(rows: list, key: str = "case") -> None:
+    """RowError when two rows share a name."""
+    seen: dict[str, str] = {}
+    for row in rows:
+        name = getattr(row, key)
+        if name in seen:
+            raise RowError(f"{row.where}: {key} {name!r} is defined twice (first at {seen[name]})")
+        seen[name] = row.where
+
+
+# ---- TOML: [[table]] rows, each key checked against a schema -----------------------------------------
+
+@dataclass
+class TomlRow:
+    fields: dict
+    line: int                                   # the [[table]] header's line
+    path: Path
+    key_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.fields.get("name", "?"))
+
+    def get(self, key: str, default=None):
+        return self.fields.get(key, default)
+
+    def where(self, key: Optional[str] = None) -> str:
+        return f"{self.path}:{self.key_lines.get(key, self.line) if key else self.line}"
+
+    def error(self, key: Optional[str], message: str) -> RowError:
+        return RowError(f"{self.where(key)}: {self.name}: {message}")
+
+
+def _key_lines(text: str, table: str) -> list[tuple[int, dict[str, int]]]:
+    """For each [[table]] in order: its header line and the line of each key."""
+    rows: list[tuple[int, dict[str, int]]] = []
+    header = re.compile(rf"\s*\[\[{re.escape(table)}\]\]\s*(#.*)?$")
+    for number, line in enumerate(text.splitlines(), 1):
+        if header.match(line):
+            rows.append((number, {}))
+        elif rows and (m := re.match(r"\s*([A-Za-z0-9_\"]+)\s*=", line)):
+            rows[-1][1].setdefault(m.group(1).strip('"'), number)
+    return rows
+
+
+def load_toml(path: Path, table: str, schema: dict[str, tuple[type, bool]]) -> list[TomlRow]:
+    """The [[table]] rows of a TOML file. SCHEMA: key -> (type, required); `object` accepts any type.
+    Unknown keys, missing keys, wrong types, top-level tables other than TABLE, repeated names:
+    RowError naming file and line."""
+    text = _read(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"at line (\d+)", str(e))
+        raise RowError(f"{path}:{m.group(1) if m else 1}: {e}") from e
+    extra = set(data) - {table}
+    if extra:
+        raise RowError(f"{path}:1: unknown top-level keys {sorted(extra)} (only [[{table}]] rows)")
+    lines = _key_lines(text, table)
+    rows = [TomlRow(r, lines[i][0] if i < len(lines) else 1, path, lines[i][1] if i < len(lines) else {})
+            for i, r in enumerate(data.get(table, []))]
+    seen: dict[str, int] = {}
+    for row in rows:
+        check_keys(row, schema)
+        if "name" in schema:
+            if row.name in seen:
+                raise row.error("name", f"defined twice (first at line {seen[row.name]})")
+            seen[row.name] = row.line
+    return rows
+
+
+def check_keys(row: TomlRow, schema: dict[str, tuple[type, bool]]) -> None:
+    for key, value in row.fields.items():
+        if key not in schema:
+            raise row.error(key, f"unknown key {key!r} (known: {', '.join(schema)})")
+        kind, _ = schema[key]
+        if kind is not object and not isinstance(value, kind):
+            raise row.error(key, f"{key} must be {kind.__name__}, got {value!r}")
+    for key, (_, required) in schema.items():
+        if required and key not in row.fields:
+            raise row.error(None, f"missing {key!r}")
+
+
+def load_table(path: Path) -> dict:
+    """A TOML file read whole (a profile): RowError with file:line when it does not parse."""
+    text = _read(path)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"at line (\d+)", str(e))
+        raise RowError(f"{path}:{m.group(1) if m else 1}: {e}") from e

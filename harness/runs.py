@@ -1,0 +1,110 @@
+"""One client process: its exit, its JSON attempts and summary, its stderr, bounded in time.
+
+    run = run_client(["build/client/tlsnb"], ["--count", 4, "127.0.0.1:4433"], timeout=30)
+    run.outcomes()   # {'ok/0': 4}
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass
+class Run:
+    """One client process: its exit, its JSON attempts and summary, and its stderr."""
+    argv: list[str]
+    rc: int
+    signal: int            # the signal that killed it, 0 when it exited
+    attempts: list[dict] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+    stderr: str = ""
+    wall_s: float = 0.0
+    problem: str = ""      # output that breaks the contract (a line that is not JSON), or a hang
+
+    def outcomes(self) -> dict[str, int]:
+        """Counts of 'stage/detail' over the attempts, e.g. {'handshake/10': 64}."""
+        counts: dict[str, int] = {}
+        for a in self.attempts:
+            key = f"{a.get('stage')}/{a.get('detail')}"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def command(self) -> str:
+        return " ".join(self.argv)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """In a child before exec: SIGKILL when the process that started it dies. A child runs in a
+    session of its own (so its whole group can be killed), which a kill of its parent's group does
+    not reach: without this, a gate killed for a hang would leave its client spinning."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def bounded(argv: list[str], timeout: float, env: Optional[dict] = None) -> tuple[int, str, str, bool]:
+    """Runs ARGV in a process group of its own: (returncode, stdout, stderr, hung). Past TIMEOUT
+    the whole group is killed (nothing it started outlives it) and `hung` is true."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True, errors="replace", preexec_fn=die_with_parent)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        hung = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        hung = True
+    try:  # children that outlived it (a client's helpers) go with it
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return proc.returncode, out, err, hung
+
+
+def parse_output(run: Run, out: str) -> None:
+    """The JSON lines of OUT into RUN; the first line that breaks the contract goes to run.problem."""
+    for number, line in enumerate(out.splitlines(), 1):
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            run.problem = run.problem or f"stdout line {number} is not JSON ({e.msg}): {line[:120]!r}"
+            continue
+        if obj.get("type") == "summary":
+            run.summary = obj
+        elif not {"stage", "detail"} <= obj.keys():
+            run.problem = run.problem or f"stdout line {number} has no stage/detail: {line[:120]!r}"
+        else:
+            run.attempts.append(obj)
+
+
+def run_client(command: list[str], args: list, env: Optional[dict] = None, timeout: float = 120.0,
+               preload: Optional[str] = None, wrapper: Optional[list[str]] = None) -> Run:
+    """Run `COMMAND --json ARGS` (any client that keeps the lab's contract). A hang is killed at
+    TIMEOUT and reported in run.problem; the client's failure is data, never an exception."""
+    argv = [*(wrapper or []), *map(str, command), "--json", *map(str, args)]
+    full_env = dict(os.environ if env is None else env)
+    if preload:
+        full_env["LD_PRELOAD"] = preload
+    start = time.monotonic()
+    rc, out, err, hung = bounded(argv, timeout, full_env)
+    run = Run(argv=argv, rc=rc if rc >= 0 else 0, signal=-rc if rc < 0 and not hung else 0,
+              stderr=err, wall_s=time.monotonic() - start)
+    parse_output(run, out)
+    if hung:
+        run.problem = f"still running after {timeout:.0f} s (killed)"
+    return run
+
+
+def run_tlsnb(tlsnb: str, args: list, **kw) -> Run:
+    """run_client for the reference client."""
+    return run_client([tlsnb], args, **kw)

@@ -1,0 +1,120 @@
+"""Gate rows, as CTest runs them: a mutant is judged by the gate's own rows, not by copies.
+
+CTest knows every gate's command line (`ctest --show-only=json-v1`). A gate row LABEL:CASE is
+found among the tests of LABEL: a test whose name matches CASE (GoogleTest units, whole gates
+such as dns_judge_oracle), or a gate script whose `--list` prints CASE (then it runs with
+`--only CASE`). To run a row against a mutant, its command runs with each of the build's
+programs replaced by the mutant's: the row's data, runner and flags are the gate's own.
+
+    rows = GateRows(Path("build"))
+    row = rows.resolve("faults:PartialIo/bio")
+    ok, detail, seconds = rows.run(row, {"/abs/build/client/tlsnb": "/tmp/mutant/tlsnb"}, work)
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import RowError, bounded
+
+ROW_LIMIT_S = 120.0   # a row past this (or past its test's TIMEOUT, if shorter) is killed: a kill
+
+
+@dataclass
+class Test:
+    name: str
+    command: list[str]
+    labels: list[str]
+    env: dict[str, str]
+    timeout: float
+
+
+@dataclass
+class GateRow:
+    ref: str              # LABEL:CASE as the mutant names it
+    tests: list[Test]     # what runs: each test's command (+ --only CASE for a gate script)
+    case: str | None      # the case id passed with --only, None for whole tests
+
+    def argv(self, test: Test) -> list[str]:
+        return test.command + (["--only", self.case] if self.case else [])
+
+
+def ctest_tests(build_dir: Path) -> list[Test]:
+    """Every CTest test of the build, with its command, labels, environment and timeout."""
+    try:
+        out = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"], capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RowError(f"{build_dir}: ctest --show-only=json-v1 failed ({e}); configure the build first")
+    tests = []
+    for t in json.loads(out).get("tests", []):
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        env = dict(item.split("=", 1) for item in props.get("ENVIRONMENT", []))
+        tests.append(Test(t["name"], t.get("command", []), props.get("LABELS", []), env,
+                          float(props.get("TIMEOUT", ROW_LIMIT_S))))
+    return tests
+
+
+class GateRows:
+    def __init__(self, build_dir: Path):
+        self.tests = ctest_tests(build_dir)
+        self._lists: dict[str, list[str]] = {}
+
+    def cases_of(self, test: Test) -> list[str]:
+        """The case ids a gate script prints with --list ([] for a test that is not one)."""
+        if test.name not in self._lists:
+            cases: list[str] = []
+            if test.command and test.command[0].endswith("python3"):
+                rc, out, _, _ = bounded(test.command + ["--list"], 60, {**os.environ, **test.env})
+                cases = out.split() if rc == 0 else []
+            self._lists[test.name] = cases
+        return self._lists[test.name]
+
+    def resolve(self, ref: str) -> GateRow:
+        label, case = ref.split(":", 1)
+        of_label = [t for t in self.tests if label in t.labels]
+        if not of_label:
+            raise RowError(f"no CTest test has the label {label!r} (in {ref})")
+        whole = [t for t in of_label if fnmatch.fnmatchcase(t.name, case)]
+        if whole:
+            return GateRow(ref, whole, None)
+        holding = [t for t in of_label if case in self.cases_of(t)]
+        if len(holding) != 1:
+            raise RowError(f"{ref}: {'no' if not holding else 'more than one'} gate of label {label!r} has the case "
+                           f"{case!r} (a test's name, or a case its --list prints)")
+        return GateRow(ref, holding, case)
+
+    def run(self, row: GateRow, programs: dict[str, str], work: Path) -> tuple[bool, str, float]:
+        """Runs ROW with each program path in PROGRAMS replaced: (held, what it said, seconds)."""
+        start = time.monotonic()
+        for test in row.tests:
+            argv = [programs.get(a, a) for a in row.argv(test)]
+            env = {**os.environ, **test.env, "TLSLAB_WORK": str(work)}
+            rc, out, err, hung = bounded(argv, min(test.timeout, ROW_LIMIT_S), env)
+            if hung:
+                return False, f"{test.name}: ran past {min(test.timeout, ROW_LIMIT_S):.0f} s (killed)", \
+                    time.monotonic() - start
+            if rc != 0:
+                return False, f"{test.name}: exit {rc}: {first_failure(out, err)}", time.monotonic() - start
+        last = [ln for ln in out.splitlines() if ln.strip()][-1:] if row.tests else []
+        return True, (last[0].strip() if last else "passed"), time.monotonic() - start
+
+    def programs_in(self, row: GateRow, paths: set[str]) -> set[str]:
+        """Which of PATHS (the build's programs) the row's commands run."""
+        return {a for t in row.tests for a in row.argv(t) if a in paths}
+
+
+def first_failure(out: str, err: str) -> str:
+    """The first FAIL line of a gate, or GoogleTest's, or the end of stderr."""
+    for line in out.splitlines():
+        if line.startswith(("FAIL ", "[  FAILED  ]")) or "property does not hold" in line:
+            return line.strip()[:300]
+    for line in err.splitlines():
+        if "ERROR:" in line or "property does not hold" in line:
+            return line.strip()[:300]
+    return (err.strip() or out.strip())[-300:]
