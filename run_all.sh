@@ -5,6 +5,9 @@
 #   ./run_all.sh                 the whole lab
 #   ./run_all.sh --label matrix  one stage (repeatable)
 #   ./run_all.sh --setup-only    install, configure and build; then `ctest --test-dir build`
+#   ./run_all.sh --full          every crossing whole (every matrix row for every client), not sampled
+#   ./run_all.sh --client PROFILE   one client under test alone (clients/README.md): its crossed gates;
+#                                the first run records its observations (--update), later runs gate on them
 #   BUILD_DIR=... JOBS=...       build folder (default ./build), parallel build jobs (default 2)
 set -uo pipefail
 
@@ -12,9 +15,10 @@ cd "$(dirname "$0")"
 ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-2}
-LABELS_ALL=(unit client matrix faults leaks dns fuzz gaps mutants)
+LABELS_ALL=(unit client matrix clients faults leaks dns fuzz gaps mutants)
 LABELS=()
 SETUP_ONLY=0
+CLIENT=""
 
 die() { echo "run_all.sh: $*" >&2; exit 2; }
 
@@ -22,7 +26,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --label) [ $# -ge 2 ] || die "--label: missing value"; LABELS+=("$2"); shift 2 ;;
     --setup-only) SETUP_ONLY=1; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --full) export TLSLAB_FULL=1; shift ;;
+    --client) [ $# -ge 2 ] || die "--client: missing value"; CLIENT=$2; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -34,7 +40,8 @@ done
 # --- set-up: Debian packages --------------------------------------------------------------
 PACKAGES=(cmake ninja-build pkg-config clang-14 libclang-rt-14-dev libssl-dev openssl libgtest-dev
           libc-ares-dev valgrind gdb iproute2 util-linux python3 python3-trustme python3-dnslib
-          python3-cryptography)
+          python3-cryptography
+          python3-uvloop libcurl4-openssl-dev libgnutls28-dev golang-go)   # the clients under test
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -51,13 +58,18 @@ fi
 # --- configure and build ----------------------------------------------------------------
 t0=$(date +%s)
 echo "== configure ($BUILD_DIR)"
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;servers;shims;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;clients;servers;shims;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
   { tail -30 "$BUILD_DIR.configure.log"; die "cmake configure failed"; }
 echo "== build (-j$JOBS)"
 cmake --build "$BUILD_DIR" -j "$JOBS" >"$BUILD_DIR.build.log" 2>&1 ||
   { grep -E "error|FAILED" "$BUILD_DIR.build.log" | head -30; die "build failed (see $BUILD_DIR.build.log)"; }
 echo "   built in $(( $(date +%s) - t0 )) s"
 [ "$SETUP_ONLY" -eq 1 ] && { echo "set-up done: ctest --test-dir $BUILD_DIR --output-on-failure"; exit 0; }
+
+# --- one client under test, alone: its crossed gates (the lab's code is not touched) ------------
+if [ -n "$CLIENT" ]; then
+  exec /usr/bin/python3 "$ROOT/clients/cross.py" --client "$CLIENT" --build-dir "$BUILD_DIR"
+fi
 
 # --- every label, one after the other (timing-sensitive gates get the machine to themselves) ---
 declare -A RESULT SECONDS_OF COUNTS

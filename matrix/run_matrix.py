@@ -42,7 +42,6 @@ HERE = Path(__file__).resolve().parent
 SERVER_PROGRAMS = {"lab": "tls_server.py", "s_server": "openssl s_server"}
 DEFAULT_HOST = "hooks.test"
 DEFAULT_CAFILE = "ca.pem"
-CELL_TIMEOUT_S = 30
 ROW_FLAGS = {"partial_chain": "--partial-chain", "verify_depth": "--verify-depth"}
 
 
@@ -85,10 +84,10 @@ def client_args(row: Row, certs: Path, port: int, transport: Optional[str], vers
     return args
 
 
-def observe(cell: Cell, client: Profile, certs: Path, port: int, names: OutcomeNames) -> Observation:
+def observe(cell: Cell, client: Profile, certs: Path, port: int, names: OutcomeNames, timeout: float) -> Observation:
     obs = Observation(cell)
     run = run_client(client.command, client_args(cell.row, certs, port, cell.transport, cell.version),
-                     timeout=CELL_TIMEOUT_S)
+                     timeout=timeout)
     if run.rc == UNSUPPORTED_EXIT and not run.attempts:
         obs.outcome, obs.unsupported = SKIP, run.stderr.strip().splitlines()[-1:][0] if run.stderr.strip() else "exit 89"
         return obs
@@ -134,7 +133,8 @@ class Matrix:
         except HarnessError as e:
             return [Observation(c, problem=f"{SERVER_PROGRAMS[server]} did not start: {e}") for c in cells]
         try:
-            return [observe(c, self.client, self.args.certs, peer.port, self.names) for c in cells]
+            return [observe(c, self.client, self.args.certs, peer.port, self.names, self.args.cell_timeout)
+                    for c in cells]
         finally:
             peer.stop()
 
@@ -269,7 +269,9 @@ def parse_args() -> argparse.Namespace:
         p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means "
                                                       "(default: the one --tlsnb was built in)")
-        p.add_argument("--sample", action="store_true", help="only the first two rows of every group")
+        p.add_argument("--cell-timeout", type=float, default=30, help="seconds a cell may take (then killed)")
+        p.add_argument("--sample", action="store_true", help="only the first two rows of every group "
+                                                              "(ignored when TLSLAB_FULL=1)")
     args = gate_args(__doc__.split("\n")[0], extra)
     if args.list:
         return args
@@ -298,7 +300,7 @@ def main() -> int:
         rows = RowFile(args.file, Path(args.certs or "."), names,
                        require_expectations=not (args.update and not args.client))
         selected = rows.select(args.rows + args.only)
-        if args.sample and not (args.rows or args.only):
+        if args.sample and not (args.rows or args.only) and os.environ.get("TLSLAB_FULL") != "1":
             selected = sample(selected)
         if args.list:
             print("\n".join(row.name for row in selected))

@@ -1,0 +1,53 @@
+// The event loop: one thread, one epoll set, --parallel slots, and one DeadlineQueue whose
+// earliest timer is epoll_wait's timeout.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "attempt.h"
+#include "deadline_queue.h"
+#include "options.h"
+
+namespace tlsgnu {
+
+struct RunStats {
+  long count = 0;
+  long ok = 0;
+  long failed = 0;
+  long resumed = 0;
+  double wall_ms = 0;
+  double loop_gap_max_ms = 0;  // the longest stretch of work between two epoll_wait calls
+  long peak_fds = 0;
+};
+
+class Loop {
+ public:
+  using Reporter = std::function<void(const Attempt&)>;
+  Loop(const Options& options, Shared& shared, Reporter report);
+  // Runs every attempt to its outcome; false (with `error`) only when the loop cannot start.
+  bool run(RunStats* stats, std::string* error);
+
+ private:
+  static constexpr int admit_per_turn = 64;
+  bool admit(int64_t now);
+  void fire(const Timer& timer);
+  void reap();
+
+  const Options& options_;
+  Shared& shared_;
+  Reporter report_;
+  DeadlineQueue timers_;
+  std::vector<std::unique_ptr<Attempt>> slots_;
+  std::vector<int> free_slots_;
+  std::unordered_map<uint64_t, Attempt*> live_;  // attempts not yet reported, by conn
+  uint32_t dial_addr_ = 0;                        // host order
+  long started_ = 0;
+  RunStats stats_;
+};
+
+}  // namespace tlsgnu

@@ -1,0 +1,112 @@
+// tlsnb-gnutls: a client under test for tlslab on GnuTLS 3.7 (clients/README.md contract).
+#include <csignal>
+#include <cstdio>
+#include <new>
+
+#include "loop.h"
+#include "options.h"
+#include "report.h"
+#include "session_store.h"
+#include "tls_config.h"
+
+namespace tlsgnu {
+namespace {
+
+constexpr int exit_usage = 2;
+constexpr int exit_not_offered = 89;
+
+// Byte i of the body is (i * 131 + seed) % 251 (tls_server.py --verify-body-seed checks it).
+std::string make_request(const Options& o) {
+  std::string req = o.body > 0 ? "POST" : "GET";
+  req += " / HTTP/1.1\r\nHost: " + o.name + "\r\nConnection: keep-alive\r\n";
+  if (o.body > 0) req += "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(o.body) + "\r\n";
+  req += "\r\n";
+  size_t head = req.size();
+  req.resize(head + static_cast<size_t>(o.body));
+  for (long i = 0; i < o.body; ++i)
+    req[head + static_cast<size_t>(i)] = static_cast<char>((static_cast<uint64_t>(i) * 131 + o.seed) % 251);
+  return req;
+}
+
+// The run's shared state could not be made for want of a resource: every attempt is setup/9.
+int report_setup_failure(const Options& o, const std::string& why) {
+  std::fprintf(stderr, "tlsnb-gnutls: %s\n", why.c_str());
+  Report report(o.json);
+  Shared shared;
+  shared.options = &o;
+  RunStats stats;
+  for (long i = 0; i < o.count; ++i) {
+    Attempt attempt(static_cast<uint64_t>(i), shared);
+    attempt.finish(setup_outcome(SetupFailure::context, why));
+    report.attempt(attempt);
+    ++stats.count;
+    ++stats.failed;
+  }
+  report.summary(stats, read_process_figures());
+  return 1;
+}
+
+int run_loop(const Options& o, TlsConfig& config) {
+  Report report(o.json);
+  SessionStore sessions(static_cast<size_t>(o.parallel));
+  Shared shared;
+  shared.options = &o;
+  shared.tls = &config;
+  shared.sessions = &sessions;
+  shared.request = make_request(o);
+  RunStats stats;
+  std::string error;
+  {
+    Loop loop(o, shared, [&report](const Attempt& a) { report.attempt(a); });
+    if (!loop.run(&stats, &error)) {
+      std::fprintf(stderr, "tlsnb-gnutls: %s\n", error.c_str());
+      return exit_usage;
+    }
+  }
+  report.summary(stats, read_process_figures());
+  std::fflush(stdout);
+  return stats.failed == 0 ? 0 : 1;
+}
+
+int run(const std::vector<std::string>& args) {
+  ParseResult parsed = parse_options(args);
+  if (parsed.help) {
+    std::fputs(usage(), stdout);
+    return 0;
+  }
+  if (!parsed.error.empty()) {
+    std::fprintf(stderr, "tlsnb-gnutls: %s\n", parsed.error.c_str());
+    return exit_usage;
+  }
+  if (!parsed.unsupported.empty()) {
+    std::fprintf(stderr, "tlsnb-gnutls: not offered: %s\n", parsed.unsupported.c_str());
+    return exit_not_offered;
+  }
+  const Options& o = *parsed.options;
+  if (o.sigpipe == SigpipeMode::ignore) std::signal(SIGPIPE, SIG_IGN);
+  if (o.sigpipe == SigpipeMode::default_action) std::signal(SIGPIPE, SIG_DFL);
+
+  GnutlsGlobal global;
+  if (!global.ok()) return report_setup_failure(o, std::string("gnutls_global_init: ") + gnutls_strerror(global.result()));
+  ConfigResult made = make_config(o);
+  if (!made.config) {
+    if (made.config_error) {
+      std::fprintf(stderr, "tlsnb-gnutls: %s\n", made.error.c_str());
+      return exit_usage;
+    }
+    return report_setup_failure(o, made.error);
+  }
+  return run_loop(o, *made.config);
+}
+
+}  // namespace
+}  // namespace tlsgnu
+
+int main(int argc, char** argv) {
+  try {
+    return tlsgnu::run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::bad_alloc&) {
+    std::fputs("tlsnb-gnutls: out of memory outside any attempt\n", stderr);
+    return 1;
+  }
+}

@@ -1,0 +1,96 @@
+#include "tls_config.h"
+
+#include <arpa/inet.h>
+#include <gnutls/x509.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace tlsgnu {
+
+namespace {
+
+// A readable, non-empty regular file: the user's to fix when not (exit 2). Whether it holds a
+// certificate is GnuTLS's to say (gnutls_certificate_set_x509_trust_file counts them).
+bool check_trust_file(const std::string& path, std::string* why) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return *why = "cannot read '" + path + "': " + std::strerror(errno), false;
+  if (!S_ISREG(st.st_mode)) return *why = "'" + path + "' is not a regular file", false;
+  if (st.st_size == 0) return *why = "'" + path + "' is empty", false;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return *why = "cannot read '" + path + "': " + std::strerror(errno), false;
+  std::fclose(f);
+  return true;
+}
+
+ConfigResult fail(std::string why, bool config_error) {
+  ConfigResult r;
+  r.error = std::move(why);
+  r.config_error = config_error;
+  return r;
+}
+
+}  // namespace
+
+GnutlsGlobal::GnutlsGlobal() : result_(gnutls_global_init()) {}
+
+GnutlsGlobal::~GnutlsGlobal() {
+  if (result_ >= 0) gnutls_global_deinit();
+}
+
+TlsConfig::~TlsConfig() {
+  if (priority_ != nullptr) gnutls_priority_deinit(priority_);
+  if (credentials_ != nullptr) gnutls_certificate_free_credentials(credentials_);
+}
+
+std::string library_version() {
+  const char* v = gnutls_check_version(nullptr);
+  return std::string("GnuTLS ") + (v != nullptr ? v : "?");
+}
+
+ConfigResult make_config(const Options& o) {
+  if (!o.cafile.empty()) {
+    std::string why;
+    if (!check_trust_file(o.cafile, &why)) return fail("--cafile: " + why, true);
+  }
+  auto config = std::make_unique<TlsConfig>();
+  int r = gnutls_certificate_allocate_credentials(&config->credentials_);
+  if (r < 0) return fail(std::string("gnutls_certificate_allocate_credentials: ") + gnutls_strerror(r), false);
+  if (o.verify) {
+    if (!o.cafile.empty()) {
+      r = gnutls_certificate_set_x509_trust_file(config->credentials_, o.cafile.c_str(), GNUTLS_X509_FMT_PEM);
+      if (r == GNUTLS_E_MEMORY_ERROR) return fail("--cafile: out of memory", false);
+      if (r < 0) return fail("--cafile: '" + o.cafile + "': " + gnutls_strerror(r), true);
+      if (r == 0) return fail("--cafile: no PEM certificate in '" + o.cafile + "'", true);
+    }
+    if (o.cafile.empty() || o.system_trust) {
+      r = gnutls_certificate_set_x509_system_trust(config->credentials_);
+      if (r < 0) return fail(std::string("the system trust store could not be loaded: ") + gnutls_strerror(r), true);
+    }
+  }
+  config->priority_text_ = o.tls_max == 12 ? "NORMAL:-VERS-ALL:+VERS-TLS1.2" : "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+  const char* err_pos = nullptr;
+  r = gnutls_priority_init(&config->priority_, config->priority_text_.c_str(), &err_pos);
+  if (r < 0) {
+    config->priority_ = nullptr;
+    return fail(std::string("gnutls_priority_init: ") + gnutls_strerror(r), r != GNUTLS_E_MEMORY_ERROR);
+  }
+  // Typed verification data: an IP literal is matched against IP SANs only, a name by RFC 6125.
+  config->purpose_ = GNUTLS_KP_TLS_WWW_SERVER;
+  config->name_ = o.name;
+  in_addr addr{};
+  if (inet_pton(AF_INET, o.name.c_str(), &addr) == 1) {
+    std::memcpy(config->ip_, &addr.s_addr, 4);
+    config->vdata_.push_back({GNUTLS_DT_IP_ADDRESS, config->ip_, 4});
+  } else {
+    config->vdata_.push_back({GNUTLS_DT_DNS_HOSTNAME, reinterpret_cast<unsigned char*>(config->name_.data()), 0});
+  }
+  config->vdata_.push_back(
+      {GNUTLS_DT_KEY_PURPOSE_OID, reinterpret_cast<unsigned char*>(config->purpose_.data()), 0});
+  ConfigResult result;
+  result.config = std::move(config);
+  return result;
+}
+
+}  // namespace tlsgnu
