@@ -32,7 +32,11 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-[ ${#LABELS[@]} -gt 0 ] || LABELS=("${LABELS_ALL[@]}")
+LABELS_ALL+=(full)   # the whole crossings: run by --full, or by --label full
+if [ ${#LABELS[@]} -eq 0 ]; then
+  LABELS=("${LABELS_ALL[@]}")
+  [ "${TLSLAB_FULL:-0}" = 1 ] || unset 'LABELS[-1]'
+fi
 for l in "${LABELS[@]}"; do
   [[ " ${LABELS_ALL[*]} " == *" $l "* ]] || die "--label: unknown label '$l' (one of: ${LABELS_ALL[*]})"
 done
@@ -58,7 +62,7 @@ fi
 # --- configure and build ----------------------------------------------------------------
 t0=$(date +%s)
 echo "== configure ($BUILD_DIR)"
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;clients;servers;shims;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;servers;shims;clients;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
   { tail -30 "$BUILD_DIR.configure.log"; die "cmake configure failed"; }
 echo "== build (-j$JOBS)"
 cmake --build "$BUILD_DIR" -j "$JOBS" >"$BUILD_DIR.build.log" 2>&1 ||

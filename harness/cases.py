@@ -23,6 +23,7 @@ Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers),
 """
 from __future__ import annotations
 
+import json
 import re
 import socket
 import sys
@@ -31,14 +32,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from .clients import UNSUPPORTED_EXIT, ClientError, Profile, find_client
+from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, mux, tls_server
-from .rows import RowError, load_tsv, unique
+from .rows import RowError, load_toml, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
+SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "ca", "target", "certs", "data", "work", "seed", "free"}
 PEER_KINDS = ("tls", "dns", "mux")
 
@@ -55,11 +59,12 @@ class CaseRow:
     why: str
     where: str = ""
 
-    def crossed(self) -> list[tuple[str, Optional[str]]]:
-        """(case id, transport) for each cell of the row."""
-        if self.transports.strip() == "-":
+    def crossed(self, transports: Optional[tuple[str, ...]] = ("bio", "fd")) -> list[tuple[str, Optional[str]]]:
+        """(case id, transport) for each cell of the row. TRANSPORTS: those the client has (None:
+        a client without --transport, which runs each row once, as the case itself)."""
+        if self.transports.strip() == "-" or transports is None:
             return [(self.case, None)]
-        return [(f"{self.case}/{t}", t) for t in self.transports.split()]
+        return [(f"{self.case}/{t}", t) for t in self.transports.split() if t in transports]
 
 
 def load_cases(path: Path) -> list[CaseRow]:
@@ -111,6 +116,61 @@ class CaseLab:
     data: Path                  # the rows file's data/ folder
     io_shim: Optional[str] = None
     timeout: float = 120.0
+    label: str = ""             # the gate's label (a profile's disabled cases are "label:case")
+    program: str = "tlsnb"      # the process name the shims act in (TLSLAB_SHIM_PROGRAM)
+    profile: Optional[Profile] = None         # a client under test, None for the reference
+    record: Optional["CaseRecord"] = None     # its recorded differences in this gate
+    transports: Optional[tuple[str, ...]] = ("bio", "fd")
+
+
+@dataclass
+class Difference:
+    name: str
+    expect: str
+    kind: str
+    why: str
+    where: str
+
+
+class CaseRecord:
+    """clients/NAME/LABEL.toml: where a client under test's cases differ from the reference's row.
+    One [[case]] each: name (the case id), expect (what it showed, in the expect grammar, or
+    `skip` for exit 89: written by --update), kind (bug, policy, limit) and why (by a person)."""
+
+    SCHEMA = {"name": (str, True), "expect": (str, True), "kind": (str, True), "why": (str, True)}
+    HEADER = ("# Where this client's {label} cases differ from the reference's rows (one [[case]] each; a case not\n"
+              "# here must hold the row's own expectation). expect is OBSERVED (--update writes it, keeping kind\n"
+              "# and why); kind: bug | policy | limit; why: the reason, written by a person (empty fails).\n")
+
+    def __init__(self, path: Path, label: str):
+        self.path, self.label = path, label
+        self.cases: dict[str, Difference] = {}
+        if path.is_file():
+            for row in load_toml(path, "case", self.SCHEMA):
+                if row.get("expect") != SKIP:
+                    try:
+                        parse(PLACEHOLDER.sub("0", row.get("expect")))
+                    except ExpectError as e:
+                        raise row.error("expect", str(e)) from e
+                self.cases[row.name] = Difference(row.name, row.get("expect"), row.get("kind"), row.get("why"),
+                                                  row.where())
+
+    def expected(self, case_id: str, reference: str) -> tuple[str, Optional[Difference]]:
+        diff = self.cases.get(case_id)
+        return (diff.expect, diff) if diff else (reference, None)
+
+    def write(self, order: list[str], observed: dict[str, Optional[str]]) -> None:
+        for name, expect in observed.items():
+            if expect is None:
+                self.cases.pop(name, None)
+            else:
+                old = self.cases.get(name)
+                self.cases[name] = Difference(name, expect, old.kind if old else "", old.why if old else "", "")
+        blocks = [f'[[case]]\nname = {json.dumps(n)}\nexpect = {json.dumps(self.cases[n].expect)}\n'
+                  f'kind = {json.dumps(self.cases[n].kind)}\nwhy = {json.dumps(self.cases[n].why)}\n'
+                  for n in order if n in self.cases]
+        self.path.write_text(self.HEADER.format(label=self.label) + "\n" + "\n".join(blocks))
+        print(f"update: {self.path}: {len(blocks)} cases differ from the reference", flush=True)
 
 
 class Cell:
@@ -146,11 +206,11 @@ class Cell:
                 self.values[kind] = str(peers[kind].port)
         return peers
 
-    def run_once(self, exp_text: str) -> tuple[list[str], Run, Optional[dict]]:
+    def run_once(self, exp_text: str) -> tuple[list[str], Run, dict]:
         settings = {} if self.row.shim.strip() == "-" else \
             dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
         report = self.lab.work / f"io-shim-{self.row.case}-{self.transport or 'any'}.json"
-        env = io_env(Path(self.lab.client[-1]).name, report, **settings) if settings else None
+        env = io_env(self.lab.program, report, **settings) if settings else None
         with ExitStack() as stack:
             peers = self.start(stack)
             args = (["--transport", self.transport] if self.transport else []) + self.expand(self.row.client).split()
@@ -161,25 +221,32 @@ class Cell:
         shim = read_report(report, IO_TAG) if settings else None
         if shim is not None:
             reports["shim"] = shim
+        if unsupported(run):
+            return [], run, reports
         problems = judge(exp, run, reports)
         if settings and not run.signal and not (shim and shim.get("active")):
             problems.append("shim inactive: " + ("no report written" if shim is None else "it saw no socket call"))
-        return problems, run, shim
+        return problems, run, reports
 
-    def run(self) -> tuple[list[str], str]:
-        """(problems, figures) after up to `tries` runs: the first run that holds wins."""
-        exp = parse(PLACEHOLDER.sub("0", self.row.expect))
+    def run(self, exp_text: str) -> tuple[list[str], str, Optional[Run], dict]:
+        """(problems, figures, the last run, its reports) after up to `tries` runs: the first that holds wins."""
+        exp = parse(PLACEHOLDER.sub("0", exp_text))
         for attempt in range(1, exp.tries + 1):
             try:
-                problems, run, shim = self.run_once(self.row.expect)
+                problems, run, reports = self.run_once(exp_text)
             except HarnessError as e:
-                return [f"harness: {e}"], ""
+                return [f"harness: {e}"], "", None, {}
             if not problems:
                 break
         if problems:
             problems.append(f"stderr: {run.stderr.strip()[-300:]!r}")
         tries = f", run {attempt} of {exp.tries}" if exp.tries > 1 else ""
-        return problems, figures(run, shim) + tries
+        return problems, figures(run, reports.get("shim")) + tries, run, reports
+
+
+def unsupported(run: Run) -> bool:
+    """The client said it cannot do what the case asks (exit 89, no attempt printed)."""
+    return run.rc == UNSUPPORTED_EXIT and not run.attempts and not run.signal
 
 
 def time_limit(exp: Expectation, default: float) -> float:
@@ -199,18 +266,84 @@ def figures(run: Run, shim: Optional[dict]) -> str:
     return text
 
 
-def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], rerun: list[str]) -> None:
-    """Every selected cell of ROWS: one PASS/FAIL line and its figures, or the rerun line."""
+def skip_reason(lab: CaseLab, row: CaseRow, case_id: str) -> Optional[str]:
+    """Why a client under test is not asked this case (its profile says), or None."""
+    if lab.profile is None:
+        return None
+    if why := lab.profile.disabled_reason(lab.label, case_id) or lab.profile.disabled_reason(lab.label, row.case):
+        return f"disabled in {lab.profile.path}: {why}"
+    if row.shim.strip() != "-" and not lab.profile.shim_sees_io:
+        return f"{lab.profile.name}'s I/O is not seen by an LD_PRELOAD shim (profile: shim_sees_io = false)"
+    return None
+
+
+def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], rerun: list[str],
+              update: bool = False) -> None:
+    """Every selected cell of ROWS: one PASS/FAIL/SKIP line and its figures, or the rerun line."""
+    observed: dict[str, Optional[str]] = {}
     for row in rows:
-        for case_id, transport in row.crossed():
+        for case_id, transport in row.crossed(lab.transports):
             if only and case_id not in only and row.case not in only:
                 continue
-            problems, figs = Cell(lab, row, transport).run()
+            if why := skip_reason(lab, row, case_id):
+                gate.skip(case_id, why)
+                continue
+            exp_text, diff = lab.record.expected(case_id, row.expect) if lab.record else (row.expect, None)
+            if diff is not None and not diff.why.strip():
+                gate.check(case_id, False, f"{diff.where}: the difference is recorded without a reason: write kind and why")
+                continue
+            problems, figs, run, reports = Cell(lab, row, transport).run(
+                row.expect if update or exp_text == SKIP else exp_text)
+            if update and run is not None:
+                observed[case_id] = observe(row.expect, run, reports, lab, row, transport)
+            if run is not None and unsupported(run):
+                line = (run.stderr.strip().splitlines() or ["exit 89"])[-1]
+                if exp_text == SKIP or update:
+                    gate.skip(case_id, f"{lab.profile.name if lab.profile else 'the client'} cannot: {line}")
+                else:
+                    gate.check(case_id, False, f"exit 89 ({line}), expected {exp_text}")
+                continue
+            if exp_text == SKIP and not update:
+                gate.check(case_id, False, f"recorded as skip (exit 89), but the client ran it: "
+                                           f"{run.outcomes() if run else problems}; re-record with --update")
+                continue
             verdict(gate, case_id, not problems, "; ".join(problems) + f"  ({row.why})")
             if problems:
                 print(f"  reproduce: {rerun_line(*rerun, '--seed', lab.seed, '--only', case_id)}", flush=True)
             else:
                 print(f"  {figs}", flush=True)
+    if update and lab.record is not None:
+        lab.record.write([c for r in rows for c, _ in r.crossed(lab.transports)], observed)
+
+
+def observe(reference: str, run: Run, reports: dict, lab: CaseLab, row: CaseRow, transport) -> Optional[str]:
+    """What a client showed, in the expect grammar, or None when it held the reference's line:
+    `skip` for exit 89, else its outcome counts and signal, and every other term of the
+    reference's line that held for it (the terms that did not hold are left out)."""
+    if unsupported(run):
+        return SKIP
+    if not judge(parse(PLACEHOLDER.sub("0", reference)), run, reports) and not run.problem:
+        return None
+    terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]
+    if run.signal:
+        terms.append(f"signal={signal_name(run.signal)}")
+    for term in reference.split():
+        if OUTCOME_TERM.match(term) or term.startswith(("signal=", "exit=")):
+            continue
+        try:
+            if not judge(parse(PLACEHOLDER.sub("0", term)), run, reports):
+                terms.append(term)
+        except ExpectError:
+            continue
+    return " ".join(terms)
+
+
+def signal_name(number: int) -> str:
+    import signal as signals
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def list_cases(rows: list[CaseRow]) -> None:
@@ -225,7 +358,8 @@ def selected_unknown(rows: list[CaseRow], only: list[str]) -> list[str]:
 
 
 def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) -> int:
-    """The whole of a case gate's script: flags, rows, seed, the cases, the tally."""
+    """The whole of a case gate's script: flags, rows, seed, the cases, the tally. With --client
+    the rows are asked of a client under test (its profile, its record of differences)."""
     from .args import gate_args
     from .gate import choose_seed
     from .rows import bad_input
@@ -234,6 +368,10 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         p.add_argument("--rows", type=Path, default=default_rows, help=f"the rows (default {default_rows.name})")
         p.add_argument("--seed", type=int, help="seed of bodies and random cuts (default: a new one, printed)")
         p.add_argument("--io-shim", help="libtlslab_io.so (rows with a shim setting need it)")
+        p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")
+        p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means "
+                                                      "(default: the one --tlsnb was built in)")
+        p.add_argument("--update", action="store_true", help="with --client: record where it differs")
         if extra:
             extra(p)
     ns = gate_args(doc, flags)
@@ -249,14 +387,26 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         bad_input(prog, f"--only {unknown[0]}: no such case in {ns.rows}")
     if any(r.shim.strip() != "-" for r in rows) and not ns.io_shim:
         bad_input(prog, f"{ns.rows} has rows with a shim: give --io-shim")
+    if ns.update and not ns.client:
+        bad_input(prog, "--update records a client under test's differences: give --client")
     if before:
         before(ns)
     seed = choose_seed(ns.seed)
     lab = CaseLab(client=[ns.tlsnb], certs=ns.certs, work=Path(ns.work), seed=seed,
-                  data=ns.rows.resolve().parent / "data", io_shim=ns.io_shim)
+                  data=ns.rows.resolve().parent / "data", io_shim=ns.io_shim, label=name)
     rerun = [sys.argv[0], "--tlsnb", ns.tlsnb, "--certs", ns.certs, "--rows", ns.rows]
     if ns.io_shim:
         rerun += ["--io-shim", ns.io_shim]
-    gate = Gate(name)
-    run_cases(gate, lab, rows, ns.only, rerun)
+    if ns.client:
+        try:
+            profile = find_client(ns.client, ns.build_dir or Path(ns.tlsnb).resolve().parent.parent)
+            profile.check_installed()
+            record = None if profile.reference else CaseRecord(profile.room / f"{name}.toml", name)
+        except (ClientError, RowError) as e:
+            bad_input(prog, e)
+        lab.client, lab.profile, lab.record, lab.program = profile.command, profile, record, profile.program
+        lab.transports = ("bio", "fd") if profile.has("--transport") else None
+        rerun += ["--client", ns.client]
+    gate = Gate(name if not ns.client else f"{name} {lab.profile.name}")
+    run_cases(gate, lab, rows, ns.only, rerun, update=ns.update)
     return gate.finish()

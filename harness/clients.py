@@ -8,6 +8,7 @@ installed) raises ClientError with one line naming the client and the problem.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -47,6 +48,12 @@ class Profile:
     @property
     def room(self) -> Path:
         return self.path.parent
+
+    @property
+    def program(self) -> str:
+        """The process name the LD_PRELOAD shims act in: the program's own file, links resolved
+        (/usr/bin/python3 runs as python3.11)."""
+        return Path(os.path.realpath(self.command[0])).name
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
