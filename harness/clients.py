@@ -110,7 +110,7 @@ def load_profile(path: Path, build: Path) -> Profile:
 def find_client(name_or_path: str, build: Path) -> Profile:
     """A client by room name (clients/NAME/profile.toml) or by a profile's path."""
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.is_dir():
+    if path.suffix == ".toml" or "/" in name_or_path:   # a path; a bare word is a room of clients/
         path = path / "profile.toml" if path.is_dir() else path
         if not path.is_file():
             raise ClientError(f"client profile {name_or_path}: no such file")

@@ -7,6 +7,7 @@ configuration: its own chain handling, its own defaults).
 from __future__ import annotations
 
 import os
+import threading
 import re
 from pathlib import Path
 
@@ -41,7 +42,8 @@ def server_env(row, work: Path) -> dict | None:
     level = row.get("server_seclevel")
     if level is None:
         return None
-    conf = work / f"{row.name}.seclevel{level}.cnf"
+    # one file per process and thread: gates that share a work folder never rewrite one being read
+    conf = work / f"{row.name}.seclevel{level}.{os.getpid()}.{threading.get_ident()}.cnf"
     conf.write_text(SECLEVEL_CONF.format(level=level))
     return {**os.environ, "OPENSSL_CONF": str(conf)}
 
@@ -57,11 +59,12 @@ def start_lab_server(row, certs: Path, work: Path) -> Server:
 def split_chain(chain: Path, work: Path, row_name: str) -> tuple[Path, Path | None]:
     """s_server takes the leaf (-cert) and the rest (-cert_chain) apart; keep the rest's order."""
     blocks = PEM_BLOCK.findall(chain.read_bytes())
-    leaf = work / f"{row_name}.s_server.leaf.pem"
+    tag = f"{os.getpid()}.{threading.get_ident()}"  # unique: gates sharing a work folder never collide
+    leaf = work / f"{row_name}.s_server.leaf.{tag}.pem"
     leaf.write_bytes(blocks[0])
     if len(blocks) == 1:
         return leaf, None
-    rest = work / f"{row_name}.s_server.chain.pem"
+    rest = work / f"{row_name}.s_server.chain.{tag}.pem"
     rest.write_bytes(b"".join(blocks[1:]))
     return leaf, rest
 
