@@ -19,8 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
-from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_tlsnb, tls_server, verdict
+from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_client, tls_server, verdict
+from harness.clients import ClientError, Profile, find_client
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
 
 HERE = Path(__file__).resolve().parent
@@ -78,28 +80,47 @@ def injected(ns, row: Row, env: dict) -> tuple[dict, str]:
     return env, f"{ns.heap_shim} {ns.fail_bio_new}"
 
 
-def longrun(ns, gate: Gate, row: Row, transport: str) -> None:
-    short, long = (int(n) for n in (row.soak if ns.soak else row.counts).split())
-    name = f"{row.case}/{transport}"
+def case_name(row: Row, transport: Optional[str]) -> str:
+    return f"{row.case}/{transport}" if transport else row.case
+
+
+def transport_args(transport: Optional[str]) -> list[str]:
+    return ["--transport", transport] if transport else []
+
+
+def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
+    short, long = (int(n) for n in (row.soak if ns.soak else (ns.counts or row.counts).replace(",", " ")).split())
+    name = case_name(row, transport)
     reports = {}
     runs = {}
     behaviour, *server_args = row.server.split()
     with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
         for count in (short, long):
             path = Path(ns.work) / f"leaks-heap-{row.case}-{transport}-{count}.json"
-            args = client_args(ns.certs, server.port, "--transport", transport, "--count", count,
+            args = client_args(ns.certs, server.port, *transport_args(transport), "--count", count,
                                "--parallel", SLOTS, *row.client.split())
-            env, preload = injected(ns, row, heap_env("tlsnb", path))
+            env, preload = injected(ns, row, heap_env(ns.profile.program, path))
             with nofile(NOFILE if count == long else resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
-                runs[count] = run_tlsnb(ns.tlsnb, args, env=env, preload=preload, timeout=900)
+                runs[count] = run_client(ns.profile.command, args, env=env, preload=preload, timeout=900)
             reports[count] = read_report(path, HEAP_TAG)
     run, rep = runs[long], reports[long]
     problem = all_as_expected(run, row.expect, long)
-    if not problem and (rep is None or rep["fds_open"] != STD_STREAMS):
+    preloaded = ns.profile.shim_sees_io  # a static program (Go) loads no LD_PRELOAD shim: no report at exit
+    if not problem and preloaded and (rep is None or rep["fds_open"] != STD_STREAMS):
         problem = f"descriptors open at exit: {rep and rep['fds_open']}, expected {STD_STREAMS}"
     verdict(gate, f"Descriptors/{name}", not problem, f"{problem}  ({row.why})")
     print(f"  {long} connections under ulimit -n {NOFILE}: wall {run.wall_s:.1f} s, "
-          f"peak fds {run.summary.get('peak_fds')}, client cpu {run.summary.get('cpu_ms', 0):.0f} ms", flush=True)
+          f"peak fds {run.summary.get('peak_fds')}, client cpu {run.summary.get('cpu_ms', 0):.0f} ms, "
+          f"descriptors open at exit {rep and rep['fds_open']}", flush=True)
+    if not preloaded:
+        print(f"  {ns.profile.name} loads no LD_PRELOAD shim: descriptors are judged by the {long} attempts "
+              f"completing under ulimit -n {NOFILE} alone", flush=True)
+    why = skipped(ns.profile, f"Heap/{name}", row) or \
+        (None if preloaded else f"{ns.profile.name} loads no LD_PRELOAD shim (profile: shim_sees_io = false): "
+                                "the heap shim cannot count its heap")
+    if why:
+        gate.skip(f"Heap/{name}", why)
+        return
     a, b = reports[short], reports[long]
     if a is None or b is None:
         verdict(gate, f"Heap/{name}", False, "shim inactive: no heap report")
@@ -117,12 +138,23 @@ def longrun(ns, gate: Gate, row: Row, transport: str) -> None:
           f"{b['outstanding_bytes']} / {b['outstanding_blocks']} after {long}", flush=True)
 
 
-def under_valgrind(ns, row: Row, transport: str, valgrind: str) -> tuple[str, str]:
+def skipped(profile: Profile, case: str, row: Row) -> Optional[str]:
+    """Why a client under test is not asked CASE (its profile says so), or None."""
+    if profile.reference:
+        return None
+    if why := profile.disabled_reason("leaks", case) or profile.disabled_reason("leaks", row.case):
+        return f"disabled in {profile.path}: {why}"
+    if row.inject != "-":
+        return "the injected failure is of the reference's own BIO_new calls (shims/fail_bio_new.c counts the main program's)"
+    return None
+
+
+def under_valgrind(ns, row: Row, transport: Optional[str], valgrind: str) -> tuple[str, str]:
     """Runs one valgrind row; returns (problem, figures)."""
     behaviour, *server_args = row.server.split()
     with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
-        args = client_args(ns.certs, server.port, "--transport", transport, *row.client.split())
-        run = run_tlsnb(ns.tlsnb, args, wrapper=[valgrind, *VALGRIND], timeout=600)
+        args = client_args(ns.certs, server.port, *transport_args(transport), *row.client.split())
+        run = run_client(ns.profile.command, args, wrapper=[valgrind, *VALGRIND], timeout=600)
     count = int(row.client.split("--count")[1].split()[0])
     problem = all_as_expected(run, row.expect, count)
     noise = [line for line in run.stderr.splitlines() if line.startswith("==")]
@@ -138,7 +170,18 @@ def main() -> int:
         p.add_argument("--soak", action="store_true", help="the soak counts (10,000 and 40,000)")
         p.add_argument("--jobs", type=int, default=2, help="valgrind runs at once")
         p.add_argument("--fail-bio-new", help="libfail_bio_new.so (rows that inject fail_bio_new need it)")
+        p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")
+        p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means")
+        p.add_argument("--counts", help="SHORT,LONG for every longrun row (a crossing's smaller pair), e.g. 200,2000")
+        p.add_argument("--no-valgrind", action="store_true", help="the longrun rows only (a sampled crossing)")
     ns = gate_args(__doc__.splitlines()[0], extra)
+    try:
+        ns.profile = find_client(ns.client, ns.build_dir or Path(ns.tlsnb).resolve().parent.parent) if ns.client \
+            else Profile("tlsnb", HERE, "the reference", [ns.tlsnb], ["--transport"], True, reference=True)
+        ns.profile.check_installed()
+    except ClientError as e:
+        bad_input("leaks_gate.py", e)
+    transports = None if not ns.profile.has("--transport") else ("bio", "fd")
     try:
         rows = load_tsv(Path(ns.rows), Row)
     except RowError as e:
@@ -146,7 +189,9 @@ def main() -> int:
     bad = [r for r in rows if r.inject != "-" and (r.inject.split()[0] != "fail_bio_new" or r.kind != "longrun")]
     if bad:
         bad_input("leaks_gate.py", f"{bad[0].where}: inject must be - or `fail_bio_new every=N` on a longrun row")
-    ids = [f"{k}/{r.case}/{t}" for r in rows for t in r.transports.split()
+    def cells(r: Row) -> list[Optional[str]]:
+        return [None] if transports is None else [t for t in r.transports.split() if t in transports]
+    ids = [f"{k}/{case_name(r, t)}" for r in rows for t in cells(r)
            for k in (("Descriptors", "Heap") if r.kind == "longrun" else ("Valgrind",))]
     if ns.list:
         print("\n".join(ids))
@@ -156,30 +201,45 @@ def main() -> int:
     unknown = [o for o in ns.only if o not in ids and o not in {r.case for r in rows}]
     if unknown:
         bad_input("leaks_gate.py", f"--only {unknown[0]}: no such case in {ns.rows}")
-    gate = Gate("leaks")
+    gate = Gate("leaks" if ns.profile.reference else f"leaks {ns.profile.name}")
 
     def wanted(kind_names: list[str]) -> bool:
         return not ns.only or any(n in ns.only for n in kind_names)
 
     for row in (r for r in rows if r.kind == "longrun"):
-        for t in row.transports.split():
-            if wanted([f"Descriptors/{row.case}/{t}", f"Heap/{row.case}/{t}", row.case]):
-                longrun(ns, gate, row, t)
+        for t in cells(row):
+            name = case_name(row, t)
+            if not wanted([f"Descriptors/{name}", f"Heap/{name}", row.case]):
+                continue
+            if why := skipped(ns.profile, f"Descriptors/{name}", row):
+                gate.skip(f"Descriptors/{name}", why)
+                gate.skip(f"Heap/{name}", why)
+                continue
+            longrun(ns, gate, row, t)
     valgrind = shutil.which("valgrind")
-    todo = [(r, t) for r in rows if r.kind == "valgrind" for t in r.transports.split()
-            if wanted([f"Valgrind/{r.case}/{t}", r.case])]
+    todo = []
+    for r in (r for r in rows if r.kind == "valgrind" and not ns.no_valgrind):
+        for t in cells(r):
+            case = f"Valgrind/{case_name(r, t)}"
+            if not wanted([case, r.case]):
+                continue
+            if why := skipped(ns.profile, case, r):
+                gate.skip(case, why)
+            else:
+                todo.append((r, t))
     if todo and not valgrind:
         for r, t in todo:
-            gate.skip(f"Valgrind/{r.case}/{t}", "valgrind is not installed")
+            gate.skip(f"Valgrind/{case_name(r, t)}", "valgrind is not installed")
     elif todo:
         with ThreadPoolExecutor(max_workers=ns.jobs) as pool:
             results = list(pool.map(lambda rt: under_valgrind(ns, rt[0], rt[1], valgrind), todo))
         for (r, t), (problem, figs) in zip(todo, results):
-            verdict(gate, f"Valgrind/{r.case}/{t}", not problem, f"{problem}  ({r.why})")
+            verdict(gate, f"Valgrind/{case_name(r, t)}", not problem, f"{problem}  ({r.why})")
             print(f"  {figs}", flush=True)
     if gate.failed:
         failed = [case for case, v, _ in gate.cases if v == "FAIL"]
-        extra = (["--fail-bio-new", ns.fail_bio_new] if ns.fail_bio_new else []) + (["--soak"] if ns.soak else [])
+        extra = (["--fail-bio-new", ns.fail_bio_new] if ns.fail_bio_new else []) + (["--soak"] if ns.soak else []) + \
+            (["--client", ns.client] if ns.client else []) + (["--counts", ns.counts] if ns.counts else [])
         print(f"  reproduce: {rerun_line(__file__, '--tlsnb', ns.tlsnb, '--heap-shim', ns.heap_shim, '--certs', ns.certs, *extra, '--only', *failed)}",
               flush=True)
     return gate.finish()
