@@ -16,6 +16,19 @@
 
 namespace tlsnb {
 
+namespace {
+
+// A transport that failed (Io::error) or ended (Io::eof) around an SSL call of `stage`.
+SslFailure transport_failure(Stage stage, const Io& io) {
+  SslFailure f;
+  f.stage = stage;
+  f.transport = io.kind == Io::eof ? TransportEvent::eof : TransportEvent::io_error;
+  f.transport_errno = io.err;
+  return f;
+}
+
+}  // namespace
+
 void Descriptor::reset(int fd) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = fd;
@@ -247,7 +260,7 @@ Attempt::Step Attempt::step_hold() {
 Attempt::Step Attempt::step_send() {
   if (transport_->pending_output()) {  // let the kernel take the last record before making more
     Io io = transport_->flush();
-    if (io.kind == Io::error) return fail(errno_outcome(Stage::write, io.err));
+    if (io.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(Stage::write, io)));
     if (io.kind == Io::blocked) return Step::wait;
   }
   const std::string& request = shared_.request;
@@ -268,7 +281,7 @@ Attempt::Step Attempt::step_send() {
 Attempt::Step Attempt::step_read() {
   if (transport_->pending_output()) {
     Io io = transport_->flush();
-    if (io.kind == Io::error) return fail(errno_outcome(Stage::read, io.err));
+    if (io.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(Stage::read, io)));
   }
   uint8_t buf[16384];
   ERR_clear_error();
@@ -314,16 +327,11 @@ Attempt::Step Attempt::step_shutdown() {
   return fail(make_outcome(Stage::ok, 0, "ok"));
 }
 
-// A socket error while moving ciphertext: before the handshake is done it is the peer closing.
-Outcome Attempt::socket_failure(Stage stage, int err) {
-  return stage == Stage::handshake ? peer_closed_outcome(err) : errno_outcome(stage, err);
-}
-
 Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
   *done_out = false;
   int call_errno = errno;  // the socket BIO's errno, before flush() can change it
   Io out = transport_->flush();
-  if (out.kind == Io::error) return fail(socket_failure(stage, out.err));
+  if (out.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(stage, out)));
   if (result > 0) {
     *done_out = true;
     return Step::again;
@@ -334,35 +342,24 @@ Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
     Io in = transport_->fill();
     if (in.kind == Io::progress) return Step::again;
     if (in.kind == Io::blocked) return Step::wait;
-    if (in.kind == Io::eof)  // SSL still wants bytes after the end of the stream
-      return fail(make_outcome(stage, details::peer_closed, "peer closed the connection"));
-    return fail(socket_failure(stage, in.err));
+    return fail(ssl_failure_outcome(transport_failure(stage, in)));  // the end of the stream, or an error
   }
   if (err == SSL_ERROR_WANT_WRITE) {
     want_ = err;
     return Step::wait;
   }
-  return fail_ssl(err, stage, call_errno);
+  return fail(ssl_failure_outcome(observed(stage, err, call_errno)));
 }
 
-Attempt::Step Attempt::fail_ssl(int ssl_error, Stage stage, int saved_errno) {
-  if (ssl_error == SSL_ERROR_ZERO_RETURN) {  // close_notify before we were done
-    return fail(make_outcome(stage, details::early_close_notify, "peer sent close_notify before the end"));
-  }
-  if (stage == Stage::handshake && verify_.error != 0) {
-    Outcome o = make_outcome(Stage::handshake, verify_.error, X509_verify_cert_error_string(verify_.error));
-    o.verify_depth = verify_.depth;
-    return fail(std::move(o));
-  }
-  unsigned long code = ERR_peek_error();
-  bool eof = ssl_error == SSL_ERROR_SYSCALL && code == 0 &&
-             (saved_errno == 0 || saved_errno == ECONNRESET || saved_errno == EPIPE || stage == Stage::handshake);
-  bool unexpected_eof = ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
-  if (stage == Stage::handshake && (eof || unexpected_eof)) return fail(peer_closed_outcome(saved_errno));
-  if (unexpected_eof || (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0))
-    return fail(make_outcome(stage, details::peer_closed, "peer closed the connection without close_notify"));
-  if (ssl_error == SSL_ERROR_SYSCALL && code == 0) return fail(errno_outcome(stage, saved_errno));
-  return fail(openssl_outcome(stage));
+SslFailure Attempt::observed(Stage stage, int ssl_error, int saved_errno) const {
+  SslFailure f;
+  f.stage = stage;
+  f.ssl_error = ssl_error;
+  f.queue_top = ERR_peek_error();
+  f.saved_errno = saved_errno;
+  f.verify_error = verify_.error;
+  f.verify_depth = verify_.depth;
+  return f;
 }
 
 }  // namespace tlsnb

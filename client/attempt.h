@@ -16,6 +16,7 @@
 #include "options.h"
 #include "outcome.h"
 #include "session_cache.h"
+#include "ssl_failure.h"
 #include "tls_context.h"
 #include "transport.h"
 #include "watcher.h"
@@ -96,9 +97,9 @@ class Attempt final : public Watcher {
   Step step_shutdown();
   // What an SSL call's result means: done (> 0), again, wait, or over (outcome set).
   Step after_ssl(int result, Stage stage, bool* done);
-  Step fail_ssl(int ssl_error, Stage stage, int saved_errno);
+  // What the attempt saw around a failed SSL call (errno, the error queue, the verify record).
+  SslFailure observed(Stage stage, int ssl_error, int saved_errno) const;
   Step fail(Outcome outcome);
-  static Outcome socket_failure(Stage stage, int err);
   void handshake_done();
   Step next_after_handshake();
   bool open_ssl();
