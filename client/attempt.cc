@@ -27,6 +27,13 @@ SslFailure transport_failure(Stage stage, const Io& io) {
   return f;
 }
 
+// The socket could not be made (or made non-blocking): setup/3 with the errno's text.
+Outcome socket_setup_failure(int err) {
+  Outcome o = setup_outcome(SetupFailure::socket);
+  o.text += std::string(": ") + std::strerror(err);
+  return o;
+}
+
 }  // namespace
 
 void Descriptor::reset(int fd) {
@@ -132,13 +139,10 @@ void Attempt::dial_to(uint32_t addr, int slot) {
   ERR_clear_error();
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
   if (fd < 0) {
-    Outcome o = setup_outcome(SetupFailure::socket);
-    o.text += std::string(": ") + std::strerror(errno);
-    finish(std::move(o));
+    finish(socket_setup_failure(errno));
     return;
   }
-  fd_.reset(fd);
-  shared_.fd_opened();
+  own_descriptor(fd);
   if (!open_ssl()) return;
 
   sockaddr_in sa{};
@@ -150,6 +154,28 @@ void Attempt::dial_to(uint32_t addr, int slot) {
     return;
   }
   watch(EPOLLOUT);
+}
+
+void Attempt::adopt(int fd, const std::string& peer, int slot) {
+  own_descriptor(fd);
+  slot_ = slot;
+  state_ = State::connecting;  // a connected socket is writable at once: step_connect finds SO_ERROR 0
+  try {
+    addr_text_ = peer;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+      finish(socket_setup_failure(errno));
+      return;
+    }
+    if (open_ssl()) watch(EPOLLOUT);
+  } catch (const std::bad_alloc&) {
+    finish(setup_outcome(SetupFailure::out_of_memory));
+  }
+}
+
+void Attempt::own_descriptor(int fd) {
+  fd_.reset(fd);
+  shared_.fd_opened();
 }
 
 void Attempt::watch(uint32_t events) {

@@ -64,6 +64,9 @@ class Attempt final : public Watcher {
 
   // Opens the socket and the SSL for `addr` (host order) and starts the TCP connect.
   void dial(uint32_t addr, int slot);
+  // Starts on `fd`, a stream socket already connected to the peer (a socketpair, an accepted or
+  // inherited socket), shown as `peer` in the report. The attempt owns `fd` from here.
+  void adopt(int fd, const std::string& peer, int slot);
   void on_event(uint32_t events) override;
   void on_deadline();
   void on_hold_over();
@@ -88,6 +91,7 @@ class Attempt final : public Watcher {
   enum class Step { again, wait, over };
 
   void dial_to(uint32_t addr, int slot);
+  void own_descriptor(int fd);
   Step advance_once();
   Step step_connect();
   Step step_handshake();
