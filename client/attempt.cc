@@ -13,6 +13,8 @@
 #include <new>
 
 #include "deadline_queue.h"
+#include "session_cache.h"
+#include "timer_token.h"
 
 namespace tlsnb {
 
@@ -36,22 +38,26 @@ Outcome socket_setup_failure(int err) {
 
 }  // namespace
 
-void Descriptor::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
-void Shared::fd_opened() {
-  if (++open_fds > peak_fds) peak_fds = open_fds;
-}
-
-void Shared::fd_closed() { --open_fds; }
-
-Attempt::Attempt(uint64_t conn, Shared& shared)
+Attempt::Attempt(uint64_t conn, RunState& shared)
     : conn_(conn), shared_(shared), started_ms_(monotonic_ms_precise()) {}
 
 Attempt::~Attempt() {
   if (fd_.get() >= 0) shared_.fd_closed();
+}
+
+AttemptRecord Attempt::take_record() {
+  AttemptRecord r;
+  r.conn = conn_;
+  r.slot = slot_;
+  r.outcome = std::move(outcome_);
+  r.addr = std::move(addr_text_);
+  r.ms = elapsed_ms();
+  r.resumed = resumed_;
+  r.tls_version = std::move(tls_version_);
+  r.cipher = std::move(cipher_);
+  r.http_status = http_status_;
+  r.requests_done = requests_done_;
+  return r;
 }
 
 double Attempt::elapsed_ms() const { return (done() ? ended_ms_ : monotonic_ms_precise()) - started_ms_; }
@@ -91,7 +97,7 @@ Attempt::Step Attempt::fail(Outcome outcome) {
 }
 
 bool Attempt::open_ssl() {
-  const Options& o = *shared_.options;
+  const RunConfig& o = *shared_.config;
   ssl_.reset(SSL_new(shared_.ctx));
   if (!ssl_) return fail(setup_outcome(SetupFailure::ssl_new)), false;
   transport_ = make_transport(o.transport);
@@ -134,7 +140,7 @@ void Attempt::dial_to(uint32_t addr, int slot) {
   in_addr in{htonl(addr)};
   char text[INET_ADDRSTRLEN];
   inet_ntop(AF_INET, &in, text, sizeof text);
-  addr_text_ = std::string(text) + ":" + std::to_string(shared_.options->port);
+  addr_text_ = std::string(text) + ":" + std::to_string(shared_.config->port);
 
   ERR_clear_error();
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
@@ -147,7 +153,7 @@ void Attempt::dial_to(uint32_t addr, int slot) {
 
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
-  sa.sin_port = htons(shared_.options->port);
+  sa.sin_port = htons(shared_.config->port);
   sa.sin_addr = in;
   if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
     finish(errno_outcome(Stage::connect, errno));
@@ -261,10 +267,10 @@ void Attempt::handshake_done() {
 }
 
 Attempt::Step Attempt::next_after_handshake() {
-  const Options& o = *shared_.options;
+  const RunConfig& o = *shared_.config;
   if (o.hold_ms > 0 && !hold_over_) {
     state_ = State::holding;
-    shared_.timers->arm(monotonic_ms() + o.hold_ms, Shared::timer_token(conn_, Shared::hold_timer), 0);
+    shared_.timers->arm(monotonic_ms() + o.hold_ms, encode_timer(conn_, TimerKind::hold), 0);
     return Step::again;
   }
   state_ = o.requests > 0 ? State::sending : State::shutdown;
@@ -274,7 +280,7 @@ Attempt::Step Attempt::next_after_handshake() {
 // Holding: read (and drop) what arrives, such as TLS 1.3 session tickets, until the hold is over.
 Attempt::Step Attempt::step_hold() {
   if (hold_over_) {
-    state_ = shared_.options->requests > 0 ? State::sending : State::shutdown;
+    state_ = shared_.config->requests > 0 ? State::sending : State::shutdown;
     return Step::again;
   }
   uint8_t buf[4096];
@@ -324,7 +330,7 @@ Attempt::Step Attempt::step_read() {
     case HttpResponse::State::complete:
       http_status_ = response_.status();
       ++requests_done_;
-      state_ = requests_done_ < shared_.options->requests ? State::sending : State::shutdown;
+      state_ = requests_done_ < shared_.config->requests ? State::sending : State::shutdown;
       return Step::again;
     default:
       return Step::again;

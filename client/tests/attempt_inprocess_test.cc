@@ -21,6 +21,8 @@
 #include <tuple>
 
 #include "attempt.h"
+#include "deadline_queue.h"
+#include "session_cache.h"
 
 using namespace tlsnb;
 
@@ -224,13 +226,13 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
   void SetUp() override {
     ASSERT_TRUE(identity_->key && identity_->cert) << "the test identity could not be made";
     ASSERT_TRUE(trust_->written()) << "the trust file could not be written";
-    options_.target = "127.0.0.1";
-    options_.port = 443;
-    options_.name = server_name;
-    options_.cafile = trust_->path();
-    options_.transport = std::get<0>(GetParam());
-    options_.tls_max = std::get<1>(GetParam());
-    options_.requests = 2;
+    config_.target = "127.0.0.1";
+    config_.port = 443;
+    config_.name = server_name;
+    config_.cafile = trust_->path();
+    config_.transport = std::get<0>(GetParam());
+    config_.tls_max = std::get<1>(GetParam());
+    config_.requests = 2;
   }
 
   SslCtxPtr server_context() const {
@@ -245,7 +247,7 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
 
   // Runs one attempt against the in-process server, one byte per turn each way, to its outcome.
   void run(Misbehaviour bug) {
-    ContextResult client = make_context(options_, nullptr);
+    ContextResult client = make_context(config_, nullptr);
     ASSERT_TRUE(client.ctx) << client.error;
     SslCtxPtr server_ctx = server_context();
     Descriptor epoll_fd(epoll_create1(EPOLL_CLOEXEC));
@@ -261,8 +263,8 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
 
     SessionCache sessions;
     DeadlineQueue timers;
-    Shared shared;
-    shared.options = &options_;
+    RunState shared;
+    shared.config = &config_;
     shared.ctx = client.ctx.get();
     shared.sessions = &sessions;
     shared.request = std::string("GET / HTTP/1.1\r\nHost: ") + server_name + "\r\nConnection: keep-alive\r\n\r\n";
@@ -292,7 +294,7 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
 
   static Identity* identity_;
   static TrustFile* trust_;
-  Options options_;
+  RunConfig config_;
   long turns_ = 0, wakeups_ = 0, delivered_ = 0;
   Outcome outcome_;
   int http_status_ = 0;
@@ -331,7 +333,7 @@ TEST_P(AttemptInProcess, CloseWithoutCloseNotifyMidResponseIsReadMinus1) {
 
 /* The certificate names tlslab.test, the client asks for other.test: hostname mismatch at the leaf */
 TEST_P(AttemptInProcess, WrongNameIsHandshake62AtDepth0) {
-  options_.name = "other.test";
+  config_.name = "other.test";
   ASSERT_NO_FATAL_FAILURE(run(Misbehaviour::none));
   EXPECT_EQ(outcome_.key(), "handshake/62") << outcome_.text;
   EXPECT_EQ(outcome_.verify_depth, 0);
@@ -339,8 +341,8 @@ TEST_P(AttemptInProcess, WrongNameIsHandshake62AtDepth0) {
 
 /* The control: the same wrong name without verification completes */
 TEST_P(AttemptInProcess, WrongNameWithoutVerificationIsOk) {
-  options_.name = "other.test";
-  options_.verify = false;
+  config_.name = "other.test";
+  config_.verify = false;
   ASSERT_NO_FATAL_FAILURE(run(Misbehaviour::none));
   EXPECT_EQ(outcome_.key(), "ok/0") << outcome_.text;
   EXPECT_EQ(requests_done_, 2);
