@@ -270,7 +270,7 @@ Attempt::Step Attempt::next_after_handshake() {
   const RunConfig& o = *shared_.config;
   if (o.hold_ms > 0 && !hold_over_) {
     state_ = State::holding;
-    shared_.timers->arm(monotonic_ms() + o.hold_ms, encode_timer(conn_, TimerKind::hold), 0);
+    shared_.timers->arm(monotonic_ms() + o.hold_ms, encode_timer(conn_, TimerKind::hold));
     return Step::again;
   }
   state_ = o.requests > 0 ? State::sending : State::shutdown;

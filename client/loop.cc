@@ -48,11 +48,11 @@ bool Loop::admit(int64_t now) {
     }
     ++started_;
     try {
-      timers_.arm(now + config_.deadline_ms, encode_timer(conn, TimerKind::deadline), 0);
+      timers_.arm(now + config_.deadline_ms, encode_timer(conn, TimerKind::deadline));
       if (resolver_) {
         attempt->set_state(Attempt::State::resolving);
         resolver_->start(conn);
-        timers_.arm(now + config_.dns_timeout_ms, encode_timer(conn, TimerKind::lookup), 0);
+        timers_.arm(now + config_.dns_timeout_ms, encode_timer(conn, TimerKind::lookup));
         continue;
       }
       start_dial(*attempt, dial_addr_);

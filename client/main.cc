@@ -1,4 +1,5 @@
-// tlsnb: the reference non-blocking TLS client's command line (DESIGN.md contract).
+// tlsnb: the reference non-blocking TLS client's command line. The flags (options.h) are what
+// every gate drives; exit 0 when every attempt is ok, 1 when any is not, 2 for bad usage.
 #include <openssl/err.h>
 
 #include <csignal>

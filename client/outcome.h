@@ -1,4 +1,5 @@
-// Every attempt ends in exactly one Outcome: (stage, detail). Names and numbers are stable API (DESIGN.md).
+// Every attempt ends in exactly one Outcome: (stage, detail). Names and numbers are stable API:
+// every gate, and every client put under the lab, is compared by them.
 #pragma once
 
 #include <string>

@@ -7,7 +7,7 @@
 
 using namespace tlsnb;
 
-TEST(Outcome, StagesHaveTheirDesignNumbersAndNames) {
+TEST(Outcome, StagesHaveTheirStableNumbersAndNames) {
   EXPECT_EQ(static_cast<int>(Stage::ok), 0);
   EXPECT_EQ(static_cast<int>(Stage::connect), 1);
   EXPECT_EQ(static_cast<int>(Stage::handshake), 2);
