@@ -215,12 +215,12 @@ using Crossing = std::tuple<TransportKind, int>;  // transport, TLS version
 class AttemptInProcess : public testing::TestWithParam<Crossing> {
  protected:
   static void SetUpTestSuite() {
-    identity_ = new Identity(make_identity());
-    trust_ = new TrustFile(identity_->cert.get());
+    identity_ = std::make_unique<Identity>(make_identity());
+    trust_ = std::make_unique<TrustFile>(identity_->cert.get());
   }
   static void TearDownTestSuite() {
-    delete trust_;
-    delete identity_;
+    trust_.reset();
+    identity_.reset();
   }
 
   void SetUp() override {
@@ -292,8 +292,8 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
     tls_version_ = attempt.tls_version();
   }
 
-  static Identity* identity_;
-  static TrustFile* trust_;
+  static std::unique_ptr<Identity> identity_;
+  static std::unique_ptr<TrustFile> trust_;
   RunConfig config_;
   long turns_ = 0, wakeups_ = 0, delivered_ = 0;
   Outcome outcome_;
@@ -302,8 +302,8 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
   std::string tls_version_;
 };
 
-Identity* AttemptInProcess::identity_ = nullptr;
-TrustFile* AttemptInProcess::trust_ = nullptr;
+std::unique_ptr<Identity> AttemptInProcess::identity_;
+std::unique_ptr<TrustFile> AttemptInProcess::trust_;
 
 std::string crossing_name(const testing::TestParamInfo<Crossing>& info) {
   std::string transport = std::get<0>(info.param) == TransportKind::fd ? "fd" : "bio";
