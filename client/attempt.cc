@@ -163,12 +163,12 @@ void Attempt::dial_to(uint32_t addr, int slot) {
 }
 
 void Attempt::adopt(int fd, const std::string& peer, int slot) {
-  own_descriptor(fd);
   slot_ = slot;
+  if (fd >= 0) own_descriptor(fd);
   state_ = State::connecting;  // a connected socket is writable at once: step_connect finds SO_ERROR 0
   try {
     addr_text_ = peer;
-    int flags = fcntl(fd, F_GETFL);
+    int flags = fcntl(fd, F_GETFL);  // EBADF for a negative fd: setup/3
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
       finish(socket_setup_failure(errno));
       return;

@@ -352,3 +352,15 @@ INSTANTIATE_TEST_SUITE_P(Crossed, AttemptInProcess,
                          testing::Combine(testing::Values(TransportKind::bio, TransportKind::fd),
                                           testing::Values(TLS1_2_VERSION, TLS1_3_VERSION)),
                          crossing_name);
+
+/* adopt() of no descriptor ends the attempt as setup/3 and counts no descriptor open */
+TEST(AttemptAdopt, ANegativeDescriptorIsSetup3) {
+  RunConfig config;
+  RunState shared;
+  shared.config = &config;
+  Attempt attempt(0, shared);
+  attempt.adopt(-1, "nothing", 0);
+  EXPECT_TRUE(attempt.done());
+  EXPECT_EQ(attempt.outcome().key(), "setup/3") << attempt.outcome().text;
+  EXPECT_EQ(shared.open_fds, 0);
+}
