@@ -13,25 +13,51 @@
 #include <new>
 
 #include "deadline_queue.h"
+#include "session_cache.h"
+#include "timer_token.h"
 
 namespace tlsnb {
 
-void Descriptor::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
+namespace {
+
+// A transport that failed (Io::error) or ended (Io::eof) around an SSL call of `stage`.
+SslFailure transport_failure(Stage stage, const Io& io) {
+  SslFailure f;
+  f.stage = stage;
+  f.transport = io.kind == Io::eof ? TransportEvent::eof : TransportEvent::io_error;
+  f.transport_errno = io.err;
+  return f;
 }
 
-void Shared::fd_opened() {
-  if (++open_fds > peak_fds) peak_fds = open_fds;
+// The socket could not be made (or made non-blocking): setup/3 with the errno's text.
+Outcome socket_setup_failure(int err) {
+  Outcome o = setup_outcome(SetupFailure::socket);
+  o.text += std::string(": ") + std::strerror(err);
+  return o;
 }
 
-void Shared::fd_closed() { --open_fds; }
+}  // namespace
 
-Attempt::Attempt(uint64_t conn, Shared& shared)
+Attempt::Attempt(uint64_t conn, RunState& shared)
     : conn_(conn), shared_(shared), started_ms_(monotonic_ms_precise()) {}
 
 Attempt::~Attempt() {
   if (fd_.get() >= 0) shared_.fd_closed();
+}
+
+AttemptRecord Attempt::take_record() {
+  AttemptRecord r;
+  r.conn = conn_;
+  r.slot = slot_;
+  r.outcome = std::move(outcome_);
+  r.addr = std::move(addr_text_);
+  r.ms = elapsed_ms();
+  r.resumed = resumed_;
+  r.tls_version = std::move(tls_version_);
+  r.cipher = std::move(cipher_);
+  r.http_status = http_status_;
+  r.requests_done = requests_done_;
+  return r;
 }
 
 double Attempt::elapsed_ms() const { return (done() ? ended_ms_ : monotonic_ms_precise()) - started_ms_; }
@@ -71,7 +97,7 @@ Attempt::Step Attempt::fail(Outcome outcome) {
 }
 
 bool Attempt::open_ssl() {
-  const Options& o = *shared_.options;
+  const RunConfig& o = *shared_.config;
   ssl_.reset(SSL_new(shared_.ctx));
   if (!ssl_) return fail(setup_outcome(SetupFailure::ssl_new)), false;
   transport_ = make_transport(o.transport);
@@ -114,29 +140,48 @@ void Attempt::dial_to(uint32_t addr, int slot) {
   in_addr in{htonl(addr)};
   char text[INET_ADDRSTRLEN];
   inet_ntop(AF_INET, &in, text, sizeof text);
-  addr_text_ = std::string(text) + ":" + std::to_string(shared_.options->port);
+  addr_text_ = std::string(text) + ":" + std::to_string(shared_.config->port);
 
   ERR_clear_error();
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
   if (fd < 0) {
-    Outcome o = setup_outcome(SetupFailure::socket);
-    o.text += std::string(": ") + std::strerror(errno);
-    finish(std::move(o));
+    finish(socket_setup_failure(errno));
     return;
   }
-  fd_.reset(fd);
-  shared_.fd_opened();
+  own_descriptor(fd);
   if (!open_ssl()) return;
 
   sockaddr_in sa{};
   sa.sin_family = AF_INET;
-  sa.sin_port = htons(shared_.options->port);
+  sa.sin_port = htons(shared_.config->port);
   sa.sin_addr = in;
   if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
     finish(errno_outcome(Stage::connect, errno));
     return;
   }
   watch(EPOLLOUT);
+}
+
+void Attempt::adopt(int fd, const std::string& peer, int slot) {
+  slot_ = slot;
+  if (fd >= 0) own_descriptor(fd);
+  state_ = State::connecting;  // a connected socket is writable at once: step_connect finds SO_ERROR 0
+  try {
+    addr_text_ = peer;
+    int flags = fcntl(fd, F_GETFL);  // EBADF for a negative fd: setup/3
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+      finish(socket_setup_failure(errno));
+      return;
+    }
+    if (open_ssl()) watch(EPOLLOUT);
+  } catch (const std::bad_alloc&) {
+    finish(setup_outcome(SetupFailure::out_of_memory));
+  }
+}
+
+void Attempt::own_descriptor(int fd) {
+  fd_.reset(fd);
+  shared_.fd_opened();
 }
 
 void Attempt::watch(uint32_t events) {
@@ -222,10 +267,10 @@ void Attempt::handshake_done() {
 }
 
 Attempt::Step Attempt::next_after_handshake() {
-  const Options& o = *shared_.options;
+  const RunConfig& o = *shared_.config;
   if (o.hold_ms > 0 && !hold_over_) {
     state_ = State::holding;
-    shared_.timers->arm(monotonic_ms() + o.hold_ms, Shared::timer_token(conn_, Shared::hold_timer), 0);
+    shared_.timers->arm(monotonic_ms() + o.hold_ms, encode_timer(conn_, TimerKind::hold));
     return Step::again;
   }
   state_ = o.requests > 0 ? State::sending : State::shutdown;
@@ -235,7 +280,7 @@ Attempt::Step Attempt::next_after_handshake() {
 // Holding: read (and drop) what arrives, such as TLS 1.3 session tickets, until the hold is over.
 Attempt::Step Attempt::step_hold() {
   if (hold_over_) {
-    state_ = shared_.options->requests > 0 ? State::sending : State::shutdown;
+    state_ = shared_.config->requests > 0 ? State::sending : State::shutdown;
     return Step::again;
   }
   uint8_t buf[4096];
@@ -247,7 +292,7 @@ Attempt::Step Attempt::step_hold() {
 Attempt::Step Attempt::step_send() {
   if (transport_->pending_output()) {  // let the kernel take the last record before making more
     Io io = transport_->flush();
-    if (io.kind == Io::error) return fail(errno_outcome(Stage::write, io.err));
+    if (io.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(Stage::write, io)));
     if (io.kind == Io::blocked) return Step::wait;
   }
   const std::string& request = shared_.request;
@@ -268,7 +313,7 @@ Attempt::Step Attempt::step_send() {
 Attempt::Step Attempt::step_read() {
   if (transport_->pending_output()) {
     Io io = transport_->flush();
-    if (io.kind == Io::error) return fail(errno_outcome(Stage::read, io.err));
+    if (io.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(Stage::read, io)));
   }
   uint8_t buf[16384];
   ERR_clear_error();
@@ -285,7 +330,7 @@ Attempt::Step Attempt::step_read() {
     case HttpResponse::State::complete:
       http_status_ = response_.status();
       ++requests_done_;
-      state_ = requests_done_ < shared_.options->requests ? State::sending : State::shutdown;
+      state_ = requests_done_ < shared_.config->requests ? State::sending : State::shutdown;
       return Step::again;
     default:
       return Step::again;
@@ -314,16 +359,11 @@ Attempt::Step Attempt::step_shutdown() {
   return fail(make_outcome(Stage::ok, 0, "ok"));
 }
 
-// A socket error while moving ciphertext: before the handshake is done it is the peer closing.
-Outcome Attempt::socket_failure(Stage stage, int err) {
-  return stage == Stage::handshake ? peer_closed_outcome(err) : errno_outcome(stage, err);
-}
-
 Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
   *done_out = false;
   int call_errno = errno;  // the socket BIO's errno, before flush() can change it
   Io out = transport_->flush();
-  if (out.kind == Io::error) return fail(socket_failure(stage, out.err));
+  if (out.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(stage, out)));
   if (result > 0) {
     *done_out = true;
     return Step::again;
@@ -334,35 +374,24 @@ Attempt::Step Attempt::after_ssl(int result, Stage stage, bool* done_out) {
     Io in = transport_->fill();
     if (in.kind == Io::progress) return Step::again;
     if (in.kind == Io::blocked) return Step::wait;
-    if (in.kind == Io::eof)  // SSL still wants bytes after the end of the stream
-      return fail(make_outcome(stage, details::peer_closed, "peer closed the connection"));
-    return fail(socket_failure(stage, in.err));
+    return fail(ssl_failure_outcome(transport_failure(stage, in)));  // the end of the stream, or an error
   }
   if (err == SSL_ERROR_WANT_WRITE) {
     want_ = err;
     return Step::wait;
   }
-  return fail_ssl(err, stage, call_errno);
+  return fail(ssl_failure_outcome(observed(stage, err, call_errno)));
 }
 
-Attempt::Step Attempt::fail_ssl(int ssl_error, Stage stage, int saved_errno) {
-  if (ssl_error == SSL_ERROR_ZERO_RETURN) {  // close_notify before we were done
-    return fail(make_outcome(stage, details::early_close_notify, "peer sent close_notify before the end"));
-  }
-  if (stage == Stage::handshake && verify_.error != 0) {
-    Outcome o = make_outcome(Stage::handshake, verify_.error, X509_verify_cert_error_string(verify_.error));
-    o.verify_depth = verify_.depth;
-    return fail(std::move(o));
-  }
-  unsigned long code = ERR_peek_error();
-  bool eof = ssl_error == SSL_ERROR_SYSCALL && code == 0 &&
-             (saved_errno == 0 || saved_errno == ECONNRESET || saved_errno == EPIPE || stage == Stage::handshake);
-  bool unexpected_eof = ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
-  if (stage == Stage::handshake && (eof || unexpected_eof)) return fail(peer_closed_outcome(saved_errno));
-  if (unexpected_eof || (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0))
-    return fail(make_outcome(stage, details::peer_closed, "peer closed the connection without close_notify"));
-  if (ssl_error == SSL_ERROR_SYSCALL && code == 0) return fail(errno_outcome(stage, saved_errno));
-  return fail(openssl_outcome(stage));
+SslFailure Attempt::observed(Stage stage, int ssl_error, int saved_errno) const {
+  SslFailure f;
+  f.stage = stage;
+  f.ssl_error = ssl_error;
+  f.queue_top = ERR_peek_error();
+  f.saved_errno = saved_errno;
+  f.verify_error = verify_.error;
+  f.verify_depth = verify_.depth;
+  return f;
 }
 
 }  // namespace tlsnb

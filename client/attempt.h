@@ -10,59 +10,31 @@
 #include <memory>
 #include <string>
 
-#include "deadline_queue.h"
+#include "attempt_record.h"
+#include "descriptor.h"
 #include "http_response.h"
 #include "openssl_ptr.h"
-#include "options.h"
 #include "outcome.h"
-#include "session_cache.h"
+#include "run_state.h"
+#include "ssl_failure.h"
 #include "tls_context.h"
 #include "transport.h"
 #include "watcher.h"
 
 namespace tlsnb {
 
-// A descriptor closed exactly once.
-class Descriptor {
- public:
-  Descriptor() = default;
-  explicit Descriptor(int fd) : fd_(fd) {}
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  ~Descriptor() { reset(); }
-  int get() const { return fd_; }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
-
-// What every attempt shares: read-only during the run, except the session cache and fd count.
-struct Shared {
-  const Options* options = nullptr;
-  SSL_CTX* ctx = nullptr;
-  SessionCache* sessions = nullptr;
-  std::string session_key;   // (name, port, trust) for this run
-  std::string request;       // one whole HTTP request (headers and body), sent K times
-  int epoll_fd = -1;
-  DeadlineQueue* timers = nullptr;  // tokens: timer_token(conn, kind)
-  enum TimerKind : uint64_t { deadline_timer = 0, hold_timer = 1, lookup_timer = 2 };
-  static uint64_t timer_token(uint64_t conn, TimerKind kind) { return conn << 2 | kind; }
-  long open_fds = 0;         // descriptors this process holds for attempts and lookups
-  long peak_fds = 0;
-  void fd_opened();
-  void fd_closed();
-};
-
 class Attempt final : public Watcher {
  public:
   enum class State { waiting, resolving, connecting, handshake, holding, sending, reading, shutdown, done };
 
-  Attempt(uint64_t conn, Shared& shared);
+  Attempt(uint64_t conn, RunState& shared);
   ~Attempt() override;
 
   // Opens the socket and the SSL for `addr` (host order) and starts the TCP connect.
   void dial(uint32_t addr, int slot);
+  // Starts on `fd`, a stream socket already connected to the peer (a socketpair, an accepted or
+  // inherited socket), shown as `peer` in the report. The attempt owns `fd` from here.
+  void adopt(int fd, const std::string& peer, int slot);
   void on_event(uint32_t events) override;
   void on_deadline();
   void on_hold_over();
@@ -82,11 +54,14 @@ class Attempt final : public Watcher {
   const std::string& cipher() const { return cipher_; }
   int http_status() const { return http_status_; }
   long requests_done() const { return requests_done_; }
+  // The finished attempt as a plain record, its strings moved out (nothing is allocated).
+  AttemptRecord take_record();
 
  private:
   enum class Step { again, wait, over };
 
   void dial_to(uint32_t addr, int slot);
+  void own_descriptor(int fd);
   Step advance_once();
   Step step_connect();
   Step step_handshake();
@@ -96,9 +71,9 @@ class Attempt final : public Watcher {
   Step step_shutdown();
   // What an SSL call's result means: done (> 0), again, wait, or over (outcome set).
   Step after_ssl(int result, Stage stage, bool* done);
-  Step fail_ssl(int ssl_error, Stage stage, int saved_errno);
+  // What the attempt saw around a failed SSL call (errno, the error queue, the verify record).
+  SslFailure observed(Stage stage, int ssl_error, int saved_errno) const;
   Step fail(Outcome outcome);
-  static Outcome socket_failure(Stage stage, int err);
   void handshake_done();
   Step next_after_handshake();
   bool open_ssl();
@@ -106,7 +81,7 @@ class Attempt final : public Watcher {
   Stage running_stage() const;
 
   uint64_t conn_;
-  Shared& shared_;
+  RunState& shared_;
   State state_ = State::waiting;
   int slot_ = -1;
   double started_ms_;

@@ -4,8 +4,8 @@
 
 namespace tlsnb {
 
-void DeadlineQueue::arm(int64_t when_ms, uint64_t token, uint64_t generation) {
-  heap_.push(Timer{when_ms, token, generation});
+void DeadlineQueue::arm(int64_t when_ms, uint64_t token) {
+  heap_.push(Timer{when_ms, token});
 }
 
 int DeadlineQueue::timeout_ms(int64_t now_ms) const {

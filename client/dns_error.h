@@ -1,5 +1,5 @@
-// The codes of a DNS lookup: the detail of a `lookup` outcome (stage 6, DESIGN.md).
-// Names are stable API; the numbers follow the seed (NXDOMAIN -103, no name server -200).
+// The codes of a DNS lookup: the detail of a `lookup` outcome (stage 6, client/outcome.h).
+// Names and numbers are stable API, so runs and clients compare (NXDOMAIN -103, no name server -200).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
-// Judging the addresses of an answer before one is dialled (seed 000, D7 and 10.2):
-// one special-purpose address refuses the whole answer, wherever it stands.
+// Judging the addresses of an answer before one is dialled: every address is judged and one
+// special-purpose address refuses the whole answer, wherever it stands (a name with a private
+// address in its answer is one resolver change from being sent there). The address chosen is
+// dialled as a literal, with no second lookup that could answer differently (rebinding).
 #pragma once
 
 #include <netinet/in.h>

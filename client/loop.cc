@@ -2,153 +2,136 @@
 
 #include <arpa/inet.h>
 #include <sys/epoll.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <new>
 
+#include "attempt.h"
+#include "descriptor.h"
 #include "dns_error.h"
 #include "dns_judge.h"
+#include "resolver.h"
+#include "timer_token.h"
 
 namespace tlsnb {
 
-Loop::Loop(const Options& options, Shared& shared, Reporter report)
-    : options_(options), shared_(shared), report_(std::move(report)) {
+Loop::Loop(const RunConfig& config, RunState& shared, Reporter report)
+    : config_(config), shared_(shared), report_(std::move(report)) {
   in_addr addr{};
-  if (inet_pton(AF_INET, options.dial_literal().c_str(), &addr) == 1) dial_addr_ = ntohl(addr.s_addr);
+  if (inet_pton(AF_INET, config.dial_literal().c_str(), &addr) == 1) dial_addr_ = ntohl(addr.s_addr);
 }
 
 Loop::~Loop() = default;
 
-size_t Loop::in_flight() const { return live_.size(); }
-
-void Loop::start_dial(std::unique_ptr<Attempt> attempt, uint32_t addr) {
+void Loop::start_dial(Attempt& attempt, uint32_t addr) {
   int slot = free_slots_.back();
   free_slots_.pop_back();
-  Attempt* raw = attempt.get();
-  slots_[static_cast<size_t>(slot)] = std::move(attempt);
-  raw->dial(addr, slot);
+  attempt.dial(addr, slot);
 }
 
 // Starts new attempts while there is room: a lookup slot for names, a connection slot to dial.
 // At most admit_per_turn a turn, so starting 1,024 attempts does not stall the loop in one
 // stretch; true when more could start at once (the next epoll_wait then does not sleep).
 bool Loop::admit(int64_t now) {
-  for (int admitted = 0; started_ < options_.count && static_cast<long>(in_flight()) < options_.parallel;
+  for (int admitted = 0; started_ < config_.count && static_cast<long>(attempts_.size()) < config_.parallel;
        ++admitted) {
     if (resolver_ ? !resolver_->has_free_slot() : free_slots_.empty()) return false;
     if (admitted == admit_per_turn) return true;
     uint64_t conn = static_cast<uint64_t>(started_);
-    std::unique_ptr<Attempt> attempt;
+    Attempt* attempt = nullptr;
     try {
-      attempt = std::make_unique<Attempt>(conn, shared_);
+      auto made = attempts_.emplace(conn, std::make_unique<Attempt>(conn, shared_));
+      attempt = made.first->second.get();
     } catch (const std::bad_alloc&) {
       return true;  // nothing started: try again on the next turn
     }
     ++started_;
-    Attempt* raw = attempt.get();
     try {
-      live_[conn] = raw;
-      timers_.arm(now + options_.deadline_ms, Shared::timer_token(conn, Shared::deadline_timer), 0);
+      timers_.arm(now + config_.deadline_ms, encode_timer(conn, TimerKind::deadline));
       if (resolver_) {
-        raw->set_state(Attempt::State::resolving);
-        resolving_[conn] = std::move(attempt);
+        attempt->set_state(Attempt::State::resolving);
         resolver_->start(conn);
-        timers_.arm(now + options_.dns_timeout_ms, Shared::timer_token(conn, Shared::lookup_timer), 0);
+        timers_.arm(now + config_.dns_timeout_ms, encode_timer(conn, TimerKind::lookup));
         continue;
       }
-      start_dial(std::move(attempt), dial_addr_);
+      start_dial(*attempt, dial_addr_);
     } catch (const std::bad_alloc&) {
-      raw->finish(setup_outcome(SetupFailure::out_of_memory));
-      if (attempt) finished_.push_back(std::move(attempt));  // else a slot or the lookup table holds it
+      attempt->finish(setup_outcome(SetupFailure::out_of_memory));  // reap() reports it
     }
   }
   return false;
 }
 
+// Cancellation is lazy: a timer whose attempt was reported, or is done, finds nothing to do.
 void Loop::fire(const Timer& timer) {
-  uint64_t conn = timer.token >> 2;
-  auto it = live_.find(conn);
-  if (it == live_.end() || it->second->done()) return;  // already over: a lazily cancelled timer
-  Attempt* attempt = it->second;
-  switch (timer.token & 3) {
-    case Shared::hold_timer:
-      attempt->on_hold_over();
+  TimerToken token = decode_timer(timer.token);
+  auto it = attempts_.find(token.conn);
+  if (it == attempts_.end() || it->second->done()) return;
+  Attempt& attempt = *it->second;
+  bool resolving = attempt.state() == Attempt::State::resolving && resolver_;
+  switch (token.kind) {
+    case TimerKind::hold:
+      attempt.on_hold_over();
       return;
-    case Shared::lookup_timer:  // the lookup's own deadline: a named code, the attempt's clock still runs
-      if (attempt->state() == Attempt::State::resolving && resolver_) resolver_->expire(conn);
+    case TimerKind::lookup:  // the lookup's own deadline: a named code, the attempt's clock still runs
+      if (resolving) resolver_->expire(token.conn);
       return;
-    default:
-      break;
+    case TimerKind::deadline:
+      if (resolving) resolver_->cancel(token.conn);
+      attempt.on_deadline();
+      return;
   }
-  if (attempt->state() == Attempt::State::resolving && resolver_) resolver_->cancel(conn);
-  attempt->on_deadline();
 }
 
 // Judges each finished lookup: dial the pinned address, or end the attempt.
 void Loop::settle_lookups() {
   if (!resolver_) return;
   for (Lookup& lookup : resolver_->take_done()) {
-    auto it = resolving_.find(lookup.conn);
-    if (it == resolving_.end()) continue;
-    std::unique_ptr<Attempt> attempt = std::move(it->second);
-    resolving_.erase(it);
-    if (attempt->done()) {
-      finished_.push_back(std::move(attempt));
-      continue;
-    }
-    if (lookup.code != 0) {
-      attempt->finish(make_outcome(Stage::lookup, lookup.code, dns::dns_error_name(lookup.code)));
-      finished_.push_back(std::move(attempt));
-      continue;
-    }
-    dns::Pin pin = dns::pin_choose(lookup.addrs, options_.allow_private);
-    if (pin.chosen < 0) {
-      uint32_t refused = pin.refused >= 0 ? ntohl(lookup.addrs[static_cast<size_t>(pin.refused)].s_addr) : 0;
-      char text[INET_ADDRSTRLEN] = "";
-      if (pin.refused >= 0) inet_ntop(AF_INET, &lookup.addrs[static_cast<size_t>(pin.refused)], text, sizeof text);
-      attempt->finish(pin.refused >= 0 ? make_outcome(Stage::refused, static_cast<long>(refused),
-                                                      std::string("refused special-purpose address ") + text)
-                                       : make_outcome(Stage::lookup, dns::no_address, "no address"));
-      finished_.push_back(std::move(attempt));
-      continue;
-    }
-    if (free_slots_.empty()) {  // cannot happen: admission keeps lookups + dials within --parallel
-      attempt->finish(setup_outcome(SetupFailure::socket));
-      finished_.push_back(std::move(attempt));
-      continue;
-    }
-    start_dial(std::move(attempt), ntohl(lookup.addrs[static_cast<size_t>(pin.chosen)].s_addr));
-  }
-  // attempts whose deadline ended their lookup
-  for (auto it = resolving_.begin(); it != resolving_.end();) {
-    if (it->second->done()) {
-      finished_.push_back(std::move(it->second));
-      it = resolving_.erase(it);
-    } else {
-      ++it;
-    }
+    auto it = attempts_.find(lookup.conn);
+    if (it == attempts_.end() || it->second->state() != Attempt::State::resolving) continue;  // done meanwhile
+    settle(*it->second, lookup);
   }
 }
 
+void Loop::settle(Attempt& attempt, const Lookup& lookup) {
+  if (lookup.code != 0) {
+    attempt.finish(make_outcome(Stage::lookup, lookup.code, dns::dns_error_name(lookup.code)));
+    return;
+  }
+  dns::Pin pin = dns::pin_choose(lookup.addrs, config_.allow_private);
+  if (pin.chosen < 0) {
+    uint32_t refused = pin.refused >= 0 ? ntohl(lookup.addrs[static_cast<size_t>(pin.refused)].s_addr) : 0;
+    char text[INET_ADDRSTRLEN] = "";
+    if (pin.refused >= 0) inet_ntop(AF_INET, &lookup.addrs[static_cast<size_t>(pin.refused)], text, sizeof text);
+    attempt.finish(pin.refused >= 0 ? make_outcome(Stage::refused, static_cast<long>(refused),
+                                                   std::string("refused special-purpose address ") + text)
+                                    : make_outcome(Stage::lookup, dns::no_address, "no address"));
+    return;
+  }
+  if (free_slots_.empty()) {  // cannot happen: admission keeps lookups + dials within --parallel
+    attempt.finish(setup_outcome(SetupFailure::socket));
+    return;
+  }
+  start_dial(attempt, ntohl(lookup.addrs[static_cast<size_t>(pin.chosen)].s_addr));
+}
+
+// Reports every attempt that is done, in conn order, and gives its slot back.
 void Loop::reap() {
-  for (size_t slot = 0; slot < slots_.size(); ++slot) {
-    if (slots_[slot] && slots_[slot]->done()) {
-      finished_.push_back(std::move(slots_[slot]));
-      free_slots_.push_back(static_cast<int>(slot));
+  for (auto it = attempts_.begin(); it != attempts_.end();) {
+    if (!it->second->done()) {
+      ++it;
+      continue;
     }
-  }
-  for (auto& attempt : finished_) {
-    const Outcome& o = attempt->outcome();
+    AttemptRecord record = it->second->take_record();
+    it = attempts_.erase(it);
+    if (record.slot >= 0) free_slots_.push_back(record.slot);
     ++stats_.count;
-    if (o.ok()) ++stats_.ok;
+    if (record.outcome.ok()) ++stats_.ok;
     else ++stats_.failed;
-    if (attempt->resumed()) ++stats_.resumed;
-    report_(*attempt);
-    live_.erase(attempt->conn());
+    if (record.resumed) ++stats_.resumed;
+    report_(record);
   }
-  finished_.clear();
 }
 
 bool Loop::run(RunStats* stats, std::string* error) {
@@ -162,14 +145,13 @@ bool Loop::run(RunStats* stats, std::string* error) {
   shared_.epoll_fd = epfd;
   shared_.timers = &timers_;
   shared_.fd_opened();
-  slots_.resize(static_cast<size_t>(options_.parallel));
-  for (long i = options_.parallel - 1; i >= 0; --i) free_slots_.push_back(static_cast<int>(i));
-  if (!options_.ns_ip.empty()) resolver_ = std::make_unique<Resolver>(shared_, options_);
+  free_slots_.reserve(static_cast<size_t>(config_.parallel));
+  for (long i = config_.parallel - 1; i >= 0; --i) free_slots_.push_back(static_cast<int>(i));
+  if (!config_.ns_ip.empty()) resolver_ = std::make_unique<Resolver>(shared_, config_);
 
   std::vector<epoll_event> events(256);
-  finished_.reserve(static_cast<size_t>(options_.parallel) + Resolver::slots);
   double woke = monotonic_ms_precise();
-  while (stats_.count < options_.count) {
+  while (stats_.count < config_.count) {
     int64_t now = monotonic_ms();
     bool more = admit(now);
     long reported = stats_.count;

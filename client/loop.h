@@ -4,16 +4,21 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
-#include <unordered_map>
+#include <string>
 #include <vector>
 
-#include "attempt.h"
+#include "attempt_record.h"
 #include "deadline_queue.h"
-#include "options.h"
-#include "resolver.h"
+#include "run_config.h"
+#include "run_state.h"
 
 namespace tlsnb {
+
+class Attempt;
+class Resolver;
+struct Lookup;
 
 struct RunStats {
   long count = 0;
@@ -28,8 +33,8 @@ struct RunStats {
 
 class Loop {
  public:
-  using Reporter = std::function<void(const Attempt&)>;
-  Loop(const Options& options, Shared& shared, Reporter report);
+  using Reporter = std::function<void(const AttemptRecord&)>;
+  Loop(const RunConfig& config, RunState& shared, Reporter report);
   ~Loop();
   // Runs every attempt to its outcome. False (with `error`) only when the loop itself cannot start.
   bool run(RunStats* stats, std::string* error);
@@ -37,22 +42,21 @@ class Loop {
  private:
   static constexpr int admit_per_turn = 64;
   bool admit(int64_t now);
-  void start_dial(std::unique_ptr<Attempt> attempt, uint32_t addr);
+  void start_dial(Attempt& attempt, uint32_t addr);
   void fire(const Timer& timer);
   void settle_lookups();
+  void settle(Attempt& attempt, const Lookup& lookup);
   void reap();
-  size_t in_flight() const;
 
-  const Options& options_;
-  Shared& shared_;
+  const RunConfig& config_;
+  RunState& shared_;
   Reporter report_;
   DeadlineQueue timers_;
   std::unique_ptr<Resolver> resolver_;
-  std::vector<std::unique_ptr<Attempt>> slots_;   // attempts that hold a connection slot
+  // Every attempt not yet reported, by conn: resolving, dialled, or done and waiting for reap().
+  std::map<uint64_t, std::unique_ptr<Attempt>> attempts_;
+  // Connection slots no attempt holds; an attempt's slot comes back when it is reaped.
   std::vector<int> free_slots_;
-  std::unordered_map<uint64_t, std::unique_ptr<Attempt>> resolving_;  // attempts waiting for a lookup
-  std::unordered_map<uint64_t, Attempt*> live_;    // every attempt not yet reported, by conn
-  std::vector<std::unique_ptr<Attempt>> finished_;
   uint32_t dial_addr_ = 0;  // host order: the literal to dial when there is no lookup
   long started_ = 0;
   RunStats stats_;

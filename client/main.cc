@@ -1,4 +1,5 @@
-// tlsnb: the reference non-blocking TLS client's command line (DESIGN.md contract).
+// tlsnb: the reference non-blocking TLS client's command line. The flags (options.h) are what
+// every gate drives; exit 0 when every attempt is ok, 1 when any is not, 2 for bad usage.
 #include <openssl/err.h>
 
 #include <csignal>
@@ -34,18 +35,24 @@ std::string make_request(const Options& o) {
 // The whole context could not be made for want of a resource: every attempt is a setup outcome.
 int report_setup_failure(const Options& o, Report& report, const std::string& why) {
   std::fprintf(stderr, "tlsnb: %s\n", why.c_str());
-  Shared shared;
-  shared.options = &o;
   RunStats stats;
   for (long i = 0; i < o.count; ++i) {
-    Attempt attempt(static_cast<uint64_t>(i), shared);
-    attempt.finish(setup_outcome(SetupFailure::context));
-    report.attempt(attempt);
+    AttemptRecord record;
+    record.conn = static_cast<uint64_t>(i);
+    record.outcome = setup_outcome(SetupFailure::context);
+    report.attempt(record);
     ++stats.count;
     ++stats.failed;
   }
   report.summary(stats, read_process_figures());
   return 1;
+}
+
+// conn 0, never dialled, setup/8: built without allocating (the strings are short or empty).
+AttemptRecord out_of_memory_record() {
+  AttemptRecord record;
+  record.outcome = setup_outcome(SetupFailure::out_of_memory);
+  return record;
 }
 
 int run(const std::vector<std::string>& args) {
@@ -72,14 +79,14 @@ int run(const std::vector<std::string>& args) {
     return report_setup_failure(o, report, made.error);
   }
 
-  Shared shared;
-  shared.options = &o;
+  RunState shared;
+  shared.config = &o;
   shared.ctx = made.ctx.get();
   shared.sessions = &sessions;
   shared.session_key = SessionCache::key(o.name, o.port, trust_fingerprint(o));
   shared.request = make_request(o);
 
-  Loop loop(o, shared, [&report](const Attempt& a) { report.attempt(a); });
+  Loop loop(o, shared, [&report](const AttemptRecord& r) { report.attempt(r); });
   RunStats stats;
   std::string error;
   if (!loop.run(&stats, &error)) {
@@ -92,6 +99,7 @@ int run(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
 }  // namespace tlsnb
 
 int main(int argc, char** argv) {
@@ -99,9 +107,7 @@ int main(int argc, char** argv) {
     return tlsnb::run(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const std::bad_alloc&) {  // outside any attempt: the run itself could not go on
     std::fputs("tlsnb: out of memory outside any attempt\n", stderr);
-    if (tlsnb::attempt_lines_printed() == 0)
-      std::puts("{\"type\":\"attempt\",\"conn\":0,\"slot\":-1,\"stage\":\"setup\",\"stage_code\":5,\"detail\":8,"
-                "\"detail_text\":\"out of memory\"}");
+    if (tlsnb::attempt_lines_printed() == 0) tlsnb::print_attempt_line(tlsnb::out_of_memory_record());
     return 1;
   }
 }

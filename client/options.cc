@@ -131,14 +131,6 @@ const std::map<std::string, Flag>& flags() {
 
 }  // namespace
 
-bool Options::target_is_ip() const { return is_ipv4(target); }
-
-std::string Options::dial_literal() const {
-  if (!connect_ip.empty()) return connect_ip;
-  if (target_is_ip()) return target;
-  return "";
-}
-
 ParseResult parse_options(const std::vector<std::string>& args) {
   ParseResult result;
   Options o;

@@ -1,46 +1,22 @@
-// The tlsnb command line (DESIGN.md, "The tlsnb CLI contract"), parsed into Options or one error line.
+// The tlsnb command line, parsed into Options or one error line. The flags are the lab's
+// client contract (TARGET:PORT, --name, --connect, --ns, --cafile, --no-verify, --transport,
+// --count, --parallel, --requests, --body, --deadline-ms, --resume, --hold-ms, --json, ...):
+// every gate drives the client through them. usage() lists each with its meaning.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "run_config.h"
+
 namespace tlsnb {
 
-enum class TransportKind { bio, fd };
-
-struct Options {
-  std::string target;        // TARGET of TARGET:PORT: an IP literal or a name
-  uint16_t port = 0;
-  std::string name;          // what the certificate must carry; SNI (default: target)
-  std::string connect_ip;    // --connect: dial this, target is then only the name
-  std::string ns_ip;         // --ns: resolve the name over DNS with this server
-  uint16_t ns_port = 0;
-  bool ns_udp = false;       // --dns-udp: UDP first, TCP when truncated
-  long dns_timeout_ms = 1000;  // a lookup's own deadline (lookup/-203 timeout)
-  bool allow_private = false;
-  std::string cafile;
-  bool system_trust = false;
-  bool verify = true;
-  bool partial_chain = false;
-  int verify_depth = -1;     // -1: OpenSSL's default
-  int tls_max = 0;           // 0: highest; else TLS1_2_VERSION / TLS1_3_VERSION
-  TransportKind transport = TransportKind::bio;
-  bool sigpipe_ignore = false;
-  long count = 1;
-  long parallel = 64;
-  long requests = 1;
-  long body = 0;
-  long deadline_ms = 2000;
-  bool resume = false;
-  long hold_ms = 0;
-  bool json = false;
-  uint32_t seed = 1;
-
-  bool target_is_ip() const;
-  // The address to dial when no lookup is needed ("" when the name must be resolved).
-  std::string dial_literal() const;
+// The engine's RunConfig, filled from the flags, plus what only the command line itself reads.
+struct Options : RunConfig {
+  bool sigpipe_ignore = false;  // --sigpipe ignore: SIG_IGN for the whole process
+  long body = 0;                // POST body size (0: GET); the pattern is seeded by `seed`
+  bool json = false;            // one JSON object per attempt, then a summary
 };
 
 struct ParseResult {

@@ -1,7 +1,5 @@
 #include "outcome.h"
 
-#include <openssl/err.h>
-
 #include <cstring>
 
 namespace tlsnb {
@@ -46,22 +44,10 @@ Outcome setup_outcome(SetupFailure what) {
   return make_outcome(Stage::setup, index, names[index]);
 }
 
-std::string openssl_reason(unsigned long code) {
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof buf);
-  return buf;
-}
-
 Outcome peer_closed_outcome(int err) {
   std::string text = "peer closed the connection without an alert";
   if (err != 0) text += std::string(" (") + std::strerror(err) + ")";
   return make_outcome(Stage::handshake, details::peer_closed, std::move(text));
-}
-
-Outcome openssl_outcome(Stage stage) {
-  unsigned long code = ERR_peek_error();
-  if (code == 0) return make_outcome(stage, details::peer_closed, "peer closed the connection without an alert");
-  return make_outcome(stage, static_cast<long>(code), openssl_reason(code));
 }
 
 }  // namespace tlsnb

@@ -1,4 +1,5 @@
-// Every attempt ends in exactly one Outcome: (stage, detail). Names and numbers are stable API (DESIGN.md).
+// Every attempt ends in exactly one Outcome: (stage, detail). Names and numbers are stable API:
+// every gate, and every client put under the lab, is compared by them.
 #pragma once
 
 #include <string>
@@ -54,10 +55,7 @@ struct Outcome {
 Outcome make_outcome(Stage stage, long detail, std::string text);
 Outcome errno_outcome(Stage stage, int err);
 Outcome setup_outcome(SetupFailure what);
-// The first error on OpenSSL's queue as an outcome of `stage`, or (stage, -1) when the queue is empty.
-Outcome openssl_outcome(Stage stage);
 // handshake/-1: the peer closed (FIN, RST or EPIPE; `err` 0 when no errno says which) without an alert.
 Outcome peer_closed_outcome(int err);
-std::string openssl_reason(unsigned long code);
 
 }  // namespace tlsnb

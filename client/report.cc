@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <string_view>
 
 namespace tlsnb {
 
@@ -12,53 +13,82 @@ namespace {
 
 long printed_attempts = 0;
 
-// Appends to a JSON object being built; every number goes through a fixed buffer.
+// One JSON object on one line, written to `out` as it is built. Nothing is allocated (numbers
+// go through fixed buffers, strings are escaped byte by byte), so an allocation failure can
+// neither cut a line short nor lose it.
 class JsonLine {
  public:
-  explicit JsonLine(const char* type) { text_ = std::string("{\"type\":\"") + type + "\""; }
-  JsonLine& num(const char* key, long long value) { return raw(key, std::to_string(value)); }
+  JsonLine(FILE* out, const char* type) : out_(out) {
+    std::fputs("{\"type\":\"", out_);
+    std::fputs(type, out_);
+    std::fputc('"', out_);
+  }
+  JsonLine& num(const char* key, long long value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lld", value);
+    return raw(key, buf);
+  }
   JsonLine& real(const char* key, double value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", value);
     return raw(key, buf);
   }
   JsonLine& boolean(const char* key, bool value) { return raw(key, value ? "true" : "false"); }
-  JsonLine& str(const char* key, const std::string& value) { return raw(key, "\"" + json_escape(value) + "\""); }
-  JsonLine& raw(const char* key, const std::string& json) {
-    text_ += ",\"";
-    text_ += key;
-    text_ += "\":";
-    text_ += json;
+  JsonLine& str(const char* key, std::string_view value) {
+    name(key);
+    std::fputc('"', out_);
+    for (char c : value) escaped(static_cast<unsigned char>(c));
+    std::fputc('"', out_);
     return *this;
   }
-  std::string done() { return text_ + "}\n"; }
+  JsonLine& raw(const char* key, const char* json) {
+    name(key);
+    std::fputs(json, out_);
+    return *this;
+  }
+  void done() { std::fputs("}\n", out_); }
 
  private:
-  std::string text_;
+  void name(const char* key) {
+    std::fputs(",\"", out_);
+    std::fputs(key, out_);
+    std::fputs("\":", out_);
+  }
+  void escaped(unsigned char c) {
+    switch (c) {
+      case '"': std::fputs("\\\"", out_); break;
+      case '\\': std::fputs("\\\\", out_); break;
+      case '\n': std::fputs("\\n", out_); break;
+      default:
+        if (c < 0x20) std::fprintf(out_, "\\u%04x", c);
+        else std::fputc(c, out_);
+    }
+  }
+
+  FILE* out_;
 };
 
 }  // namespace
 
-std::string json_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  for (char raw : text) {
-    auto c = static_cast<unsigned char>(raw);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
+void print_attempt_line(const AttemptRecord& r) {
+  const Outcome& o = r.outcome;
+  JsonLine(stdout, "attempt")
+      .num("conn", static_cast<long long>(r.conn))
+      .num("slot", r.slot)
+      .str("stage", stage_name(o.stage))
+      .num("stage_code", static_cast<int>(o.stage))
+      .num("detail", o.detail)
+      .str("detail_text", o.text)
+      .num("verify_depth", o.verify_depth)
+      .str("addr", r.addr)
+      .real("ms", r.ms)
+      .boolean("resumed", r.resumed)
+      .str("tls_version", r.tls_version)
+      .str("cipher", r.cipher)
+      .num("http_status", r.http_status)
+      .num("requests_done", r.requests_done)
+      .done();
+  ++printed_attempts;
 }
 
 long attempt_lines_printed() { return printed_attempts; }
@@ -82,38 +112,14 @@ ProcessFigures read_process_figures() {
   return f;
 }
 
-void Report::attempt(const Attempt& a) {
-  const Outcome& o = a.outcome();
-  try {
-    std::string key = o.key();
+void Report::attempt(const AttemptRecord& r) {
+  try {  // the text first: a count never lacks its text, even when an allocation fails between them
+    std::string key = r.outcome.key();
+    if (!texts_.count(key)) texts_[key] = r.outcome.text;
     ++by_outcome_[key];
-    if (!texts_.count(key)) texts_[key] = o.text;
-    if (!json_) return;
-    std::string line = JsonLine("attempt")
-                           .num("conn", static_cast<long long>(a.conn()))
-                           .num("slot", a.slot())
-                           .str("stage", stage_name(o.stage))
-                           .num("stage_code", static_cast<int>(o.stage))
-                           .num("detail", o.detail)
-                           .str("detail_text", o.text)
-                           .num("verify_depth", o.verify_depth)
-                           .str("addr", a.addr())
-                           .real("ms", a.elapsed_ms())
-                           .boolean("resumed", a.resumed())
-                           .str("tls_version", a.tls_version())
-                           .str("cipher", a.cipher())
-                           .num("http_status", a.http_status())
-                           .num("requests_done", a.requests_done())
-                           .done();
-    std::fputs(line.c_str(), stdout);
-    ++printed_attempts;
-  } catch (const std::bad_alloc&) {  // still one whole line per attempt, from a fixed buffer
-    ++printed_attempts;
-    std::printf("{\"type\":\"attempt\",\"conn\":%llu,\"slot\":%d,\"stage\":\"%s\",\"stage_code\":%d,\"detail\":%ld,"
-                "\"detail_text\":\"(report out of memory)\"}\n",
-                static_cast<unsigned long long>(a.conn()), a.slot(), stage_name(o.stage), static_cast<int>(o.stage),
-                o.detail);
+  } catch (const std::bad_alloc&) {  // only the summary's per-outcome table misses this attempt
   }
+  if (json_) print_attempt_line(r);
 }
 
 void Report::summary(const RunStats& s, const ProcessFigures& f) const {
@@ -130,23 +136,22 @@ void Report::summary(const RunStats& s, const ProcessFigures& f) const {
     std::string outcomes = "{";
     for (const auto& [key, n] : by_outcome_) outcomes += (outcomes.size() > 1 ? ",\"" : "\"") + key + "\":" + std::to_string(n);
     outcomes += "}";
-    std::string line = JsonLine("summary")
-                           .num("count", s.count)
-                           .num("ok", s.ok)
-                           .num("failed", s.failed)
-                           .raw("by_outcome", outcomes)
-                           .real("wall_ms", s.wall_ms)
-                           .real("cpu_ms", f.cpu_ms)
-                           .real("cpu_ms_per_conn", per_conn)
-                           .num("threads", f.threads)
-                           .num("peak_fds", s.peak_fds)
-                           .num("rss_kib", f.rss_kib)
-                           .num("rss_peak_kib", f.rss_peak_kib)
-                           .real("loop_gap_max_ms", s.loop_gap_max_ms)
-                           .num("resumed", s.resumed)
-                           .num("dns_queries", s.queries)
-                           .done();
-    std::fputs(line.c_str(), stdout);
+    JsonLine(stdout, "summary")
+        .num("count", s.count)
+        .num("ok", s.ok)
+        .num("failed", s.failed)
+        .raw("by_outcome", outcomes.c_str())
+        .real("wall_ms", s.wall_ms)
+        .real("cpu_ms", f.cpu_ms)
+        .real("cpu_ms_per_conn", per_conn)
+        .num("threads", f.threads)
+        .num("peak_fds", s.peak_fds)
+        .num("rss_kib", f.rss_kib)
+        .num("rss_peak_kib", f.rss_peak_kib)
+        .real("loop_gap_max_ms", s.loop_gap_max_ms)
+        .num("resumed", s.resumed)
+        .num("dns_queries", s.queries)
+        .done();
   } catch (const std::bad_alloc&) {  // the counts still go out, without the per-outcome table
     std::printf("{\"type\":\"summary\",\"count\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_outcome\":{},"
                 "\"detail_text\":\"(summary out of memory)\"}\n",

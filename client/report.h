@@ -1,11 +1,13 @@
-// What a run prints: one JSON object per attempt and a summary (DESIGN.md), or a
-// one-line-per-outcome text summary.
+// What a run prints: one JSON object per attempt and a summary, or a one-line-per-outcome
+// text summary. Attempt lines carry conn, slot, stage, stage_code, detail, detail_text,
+// verify_depth, addr, ms, resumed, tls_version, cipher, http_status, requests_done, in this
+// order (the gates parse them).
 #pragma once
 
 #include <map>
 #include <string>
 
-#include "attempt.h"
+#include "attempt_record.h"
 #include "loop.h"
 
 namespace tlsnb {
@@ -19,11 +21,17 @@ struct ProcessFigures {
 
 ProcessFigures read_process_figures();
 
+// Prints one attempt as its JSON line on stdout. Nothing is allocated, so a run out of
+// memory still gets every line whole (main's last-resort handler uses it too).
+void print_attempt_line(const AttemptRecord& record);
+// Attempt lines printed so far (main's last-resort handler must not add a second).
+long attempt_lines_printed();
+
 class Report {
  public:
   explicit Report(bool json) : json_(json) {}
-  // Prints the attempt (JSON mode) and counts its outcome.
-  void attempt(const Attempt& attempt);
+  // Counts the attempt's outcome and, in JSON mode, prints its line.
+  void attempt(const AttemptRecord& record);
   void summary(const RunStats& stats, const ProcessFigures& figures) const;
 
  private:
@@ -31,9 +39,5 @@ class Report {
   std::map<std::string, long> by_outcome_;
   std::map<std::string, std::string> texts_;
 };
-
-std::string json_escape(const std::string& text);
-// Attempt lines printed by any Report so far (main's last-resort handler must not add a second).
-long attempt_lines_printed();
 
 }  // namespace tlsnb

@@ -8,8 +8,10 @@
 #include <cerrno>
 #include <new>
 
+#include "descriptor.h"
 #include "dns_message.h"
 #include "dns_stream.h"
+#include "watcher.h"
 
 namespace tlsnb {
 
@@ -24,7 +26,7 @@ class Resolver::Query final : public Watcher {
 
   // Builds the query and sends it over UDP or TCP.
   void start(bool udp) {
-    asked_ = dns::build_query(id_, owner_.options_.target);
+    asked_ = dns::build_query(id_, owner_.config_.target);
     if (asked_.code != dns::ok) return end(asked_.code);
     open(udp);
   }
@@ -158,11 +160,11 @@ class Resolver::Query final : public Watcher {
   dns::FrameReader reader_;
 };
 
-Resolver::Resolver(Shared& shared, const Options& options)
-    : shared_(shared), options_(options), slots_(slots), next_id_(static_cast<uint16_t>(options.seed * 7919u + 1)) {
+Resolver::Resolver(RunState& shared, const RunConfig& config)
+    : shared_(shared), config_(config), slots_(slots), next_id_(static_cast<uint16_t>(config.seed * 7919u + 1)) {
   server_.sin_family = AF_INET;
-  server_.sin_port = htons(options.ns_port);
-  inet_pton(AF_INET, options.ns_ip.c_str(), &server_.sin_addr);
+  server_.sin_port = htons(config.ns_port);
+  inet_pton(AF_INET, config.ns_ip.c_str(), &server_.sin_addr);
 }
 
 Resolver::~Resolver() = default;
@@ -179,7 +181,7 @@ void Resolver::start(uint64_t conn) {
   for (auto& slot : slots_) {
     if (slot) continue;
     slot = std::make_unique<Query>(*this, conn, next_id_++);
-    slot->start(options_.ns_udp);
+    slot->start(config_.ns_udp);
     return;
   }
 }

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "attempt.h"
-#include "watcher.h"
+#include "run_config.h"
+#include "run_state.h"
 
 namespace tlsnb {
 
@@ -25,14 +25,14 @@ struct Lookup {
 class Resolver {
  public:
   static constexpr int slots = 16;
-  Resolver(Shared& shared, const Options& options);
+  Resolver(RunState& shared, const RunConfig& config);
   ~Resolver();
   Resolver(const Resolver&) = delete;
   Resolver& operator=(const Resolver&) = delete;
 
   bool has_free_slot() const;
   size_t busy() const;
-  // Starts a lookup of options.target for `conn`; the result arrives in take_done().
+  // Starts a lookup of config.target for `conn`; the result arrives in take_done().
   void start(uint64_t conn);
   // Abandons conn's lookup (its attempt hit its deadline).
   void cancel(uint64_t conn);
@@ -48,8 +48,8 @@ class Resolver {
   friend class Query;
   void complete(Query* query, int code, std::vector<in_addr> addrs);
 
-  Shared& shared_;
-  const Options& options_;
+  RunState& shared_;
+  const RunConfig& config_;
   sockaddr_in server_{};
   std::vector<std::unique_ptr<Query>> slots_;
   std::vector<Lookup> done_;

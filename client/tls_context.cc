@@ -88,12 +88,12 @@ int session_key_index() {
   return index;
 }
 
-std::string trust_fingerprint(const Options& o) {
+std::string trust_fingerprint(const RunConfig& o) {
   return std::string(o.verify ? "verify" : "noverify") + "|" + o.cafile + "|" + (o.system_trust ? "sys" : "") + "|" +
          (o.partial_chain ? "partial" : "") + "|" + std::to_string(o.verify_depth);
 }
 
-ContextResult make_context(const Options& o, SessionCache* cache) {
+ContextResult make_context(const RunConfig& o, SessionCache* cache) {
   if (!o.cafile.empty()) {
     std::string why;
     FileCheck check = check_trust_file(o.cafile, &why);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "openssl_ptr.h"
-#include "options.h"
+#include "run_config.h"
 #include "session_cache.h"
 
 namespace tlsnb {
@@ -19,7 +19,7 @@ struct ContextResult {
 };
 
 // Builds the context; sessions from new tickets are handed to `cache` (may be null: no resumption).
-ContextResult make_context(const Options& options, SessionCache* cache);
+ContextResult make_context(const RunConfig& config, SessionCache* cache);
 
 // Per-connection verification record, filled by the verify callback (first failure wins).
 struct VerifyRecord {
@@ -30,6 +30,6 @@ int verify_record_index();  // SSL ex_data slot holding a VerifyRecord*
 int session_key_index();    // SSL ex_data slot holding the attempt's cache key (std::string*)
 
 // An identity for the trust configuration: part of every session cache key.
-std::string trust_fingerprint(const Options& options);
+std::string trust_fingerprint(const RunConfig& config);
 
 }  // namespace tlsnb

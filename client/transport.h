@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "options.h"
+#include "run_config.h"
 
 namespace tlsnb {
 

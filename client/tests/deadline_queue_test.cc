@@ -13,9 +13,9 @@ TEST(DeadlineQueue, EmptyMeansWaitForever) {
 
 TEST(DeadlineQueue, TimeoutIsTheEarliestTimer) {
   DeadlineQueue q;
-  q.arm(1500, 1, 0);
-  q.arm(1200, 2, 0);
-  q.arm(1900, 3, 0);
+  q.arm(1500, 1);
+  q.arm(1200, 2);
+  q.arm(1900, 3);
   EXPECT_EQ(q.timeout_ms(1000), 200);
   EXPECT_EQ(q.timeout_ms(1200), 0);
   EXPECT_EQ(q.timeout_ms(5000), 0);
@@ -23,7 +23,7 @@ TEST(DeadlineQueue, TimeoutIsTheEarliestTimer) {
 
 TEST(DeadlineQueue, OnlyDueTimersAreTakenEarliestFirst) {
   DeadlineQueue q;
-  for (uint64_t i = 0; i < 100; ++i) q.arm(static_cast<int64_t>(1000 + (i * 37) % 100), i, i);
+  for (uint64_t i = 0; i < 100; ++i) q.arm(static_cast<int64_t>(1000 + (i * 37) % 100), i);
   auto due = q.take_expired(1049);
   ASSERT_EQ(due.size(), 50u);
   for (size_t i = 1; i < due.size(); ++i) EXPECT_LE(due[i - 1].when_ms, due[i].when_ms);
@@ -31,11 +31,21 @@ TEST(DeadlineQueue, OnlyDueTimersAreTakenEarliestFirst) {
   EXPECT_EQ(q.timeout_ms(1049), 1);
 }
 
-TEST(DeadlineQueue, GenerationTravelsWithTheTimer) {
+TEST(DeadlineQueue, TokenTravelsWithTheTimer) {
   DeadlineQueue q;
-  q.arm(10, 7, 42);
+  q.arm(10, 7);
   auto due = q.take_expired(10);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].token, 7u);
-  EXPECT_EQ(due[0].generation, 42u);
+}
+
+/* Nothing is cancelled: a timer stays until it expires, however many share its token */
+TEST(DeadlineQueue, ATimerIsOnlyGoneWhenTaken) {
+  DeadlineQueue q;
+  q.arm(10, 7);
+  q.arm(20, 7);
+  EXPECT_EQ(q.take_expired(15).size(), 1u);
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.take_expired(20).size(), 1u);
+  EXPECT_EQ(q.size(), 0u);
 }

@@ -1,0 +1,43 @@
+// What one run of the engine (attempt, loop, resolver, transport, tls_context) is asked to do:
+// where to connect, what to verify, how many attempts and how they end. The CLI fills it
+// from the command line (options.h); the engine reads nothing else.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tlsnb {
+
+enum class TransportKind { bio, fd };
+
+struct RunConfig {
+  std::string target;        // TARGET of TARGET:PORT: an IP literal or a name
+  uint16_t port = 0;
+  std::string name;          // what the certificate must carry; SNI (default: target)
+  std::string connect_ip;    // dial this, target is then only the name
+  std::string ns_ip;         // resolve the name over DNS with this server
+  uint16_t ns_port = 0;
+  bool ns_udp = false;       // UDP first, TCP when truncated
+  long dns_timeout_ms = 1000;  // a lookup's own deadline (lookup/-203 timeout)
+  bool allow_private = false;
+  std::string cafile;
+  bool system_trust = false;
+  bool verify = true;
+  bool partial_chain = false;
+  int verify_depth = -1;     // -1: OpenSSL's default
+  int tls_max = 0;           // 0: highest; else TLS1_2_VERSION / TLS1_3_VERSION
+  TransportKind transport = TransportKind::bio;
+  long count = 1;            // attempts in total
+  long parallel = 64;        // attempts in flight
+  long requests = 1;         // HTTP/1.1 requests per connection (0: handshake only)
+  long deadline_ms = 2000;   // per attempt, from lookup to the last response
+  bool resume = false;
+  long hold_ms = 0;
+  uint32_t seed = 1;         // seeds the DNS query ids (and the CLI's body pattern)
+
+  bool target_is_ip() const;
+  // The address to dial when no lookup is needed ("" when the name must be resolved).
+  std::string dial_literal() const;
+};
+
+}  // namespace tlsnb
