@@ -2,29 +2,43 @@
 """One client under test, alone: every crossed gate on it (`./run_all.sh --client PROFILE`).
 
 PROFILE is a room of clients/ (`go`) or the path of any profile.toml (clients/README.md): a
-user's own client needs its profile and nothing else. Today the crossed gate is the
-certificate matrix, every row (matrix/run_matrix.py --client). The first run on a client
-that has no record yet (a matrix.toml beside its profile) observes it and writes one with
---update, each difference from the reference without a reason; every run then gates on the
-record, so a difference whose kind and why are not written yet fails, by name.
+user's own client needs its profile and nothing else. The crossed gates: the certificate
+matrix (every row), the fault rows, the client rows, the leak rows (success and failure
+paths, 200 then 2,000 attempts, no valgrind), and the names rows when the client has --ns.
+A gate whose record (LABEL.toml beside the profile) does not exist yet is first run with
+--update: it observes the client and records each difference from the reference, without a
+reason; then every gate runs on its record, so a difference whose kind and why are not
+written yet fails, by name. One summary line a gate, then the total; exit 1 on any failure.
 
     /usr/bin/python3 clients/cross.py --client go --build-dir build
-    /usr/bin/python3 clients/cross.py --client ~/myclient/profile.toml --build-dir build
+    /usr/bin/python3 clients/cross.py --client ~/myclient/profile.toml --build-dir build [--only matrix faults]
 """
 import argparse
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from harness import ROOT, bad_input
 from harness.clients import ClientError, find_client
+
+# label -> (script, its extra flags, does it keep a record of differences)
+GATES = {
+    "matrix": ("matrix/run_matrix.py", [], True),
+    "faults": ("shims/tests/faults_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
+    "client": ("client/tests/client_gate.py", [], True),
+    "leaks": ("shims/tests/leaks_gate.py", ["--heap-shim", "{build}/shims/libtlslab_heap.so", "--counts", "200,2000",
+                                            "--no-valgrind", "--only", "Success", "ExpiredCertificate"], False),
+    "dns": ("client/tests/dns_gate.py", [], True),
+}
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--client", required=True, help="a room of clients/ or a profile.toml")
     p.add_argument("--build-dir", type=Path, default=ROOT / "build", help="the lab's build tree")
+    p.add_argument("--only", nargs="*", choices=list(GATES), default=[], help="some gates only")
     ns = p.parse_args()
     build = ns.build_dir.resolve()
     try:
@@ -35,20 +49,34 @@ def main() -> int:
     tlsnb = build / "client" / "tlsnb"
     if not os.access(tlsnb, os.X_OK):
         bad_input("cross.py", f"no reference client at {tlsnb} (./run_all.sh --setup-only builds it)")
-    matrix = [sys.executable, str(ROOT / "matrix" / "run_matrix.py"), "--tlsnb", str(tlsnb), "--client", ns.client,
-              "--build-dir", str(build), "--certs", str(build / "certs" / "out"),
-              "--work", str(build / "work" / "matrix")]
-    record = client.room / "matrix.toml"
-    if not record.is_file():
-        print(f"== {client.name}: no record at {record} yet: observing every row (--update)", flush=True)
-        subprocess.run([*matrix, "--update"])
-        print(f"== {client.name}: recorded; write kind (bug, policy, limit) and why for each difference in {record}",
-              flush=True)
-    print(f"== {client.name}: the matrix as a gate", flush=True)
-    rc = subprocess.run(matrix).returncode
-    print(f"cross.py: {client.name}: matrix {'passed' if rc == 0 else 'failed'}; the page: "
-          f"matrix/results.py --work {build / 'work' / 'matrix'} --out {build / 'work' / 'matrix'}")
-    return rc
+    common = ["--tlsnb", str(tlsnb), "--client", ns.client, "--build-dir", str(build),
+              "--certs", str(build / "certs" / "out"), "--work", str(build / "work" / f"client-{client.name}")]
+    results = []
+    for label, (script, extra, recorded) in GATES.items():
+        if ns.only and label not in ns.only:
+            continue
+        if label == "dns" and not client.has("--ns"):
+            results.append((label, "SKIP", 0.0, f"{client.name} has no --ns: the names rows ask for it"))
+            continue
+        argv = [sys.executable, str(ROOT / script), *common, *[a.replace("{build}", str(build)) for a in extra]]
+        record = client.room / f"{label}.toml"
+        if recorded and not record.is_file():
+            print(f"== {client.name} {label}: no record at {record} yet: observing (--update)", flush=True)
+            subprocess.run([*argv, "--update"])
+            print(f"== {client.name} {label}: recorded; write kind (bug, policy, limit) and why for each "
+                  f"difference in {record}", flush=True)
+        print(f"== {client.name} {label}", flush=True)
+        start = time.monotonic()
+        rc = subprocess.run(argv).returncode
+        results.append((label, "PASS" if rc == 0 else "FAIL", time.monotonic() - start,
+                        "" if rc == 0 else f"rerun: {' '.join(argv)}"))
+    print(f"\n{client.name}: the crossed gates")
+    for label, verdict, seconds, note in results:
+        print(f"  {label:<7} {verdict:<5} {seconds:6.1f} s  {note}")
+    failed = sum(v == "FAIL" for _, v, _, _ in results)
+    print(f"cross.py: {client.name}: {len(results) - failed} passed, {failed} failed; the matrix page: "
+          f"/usr/bin/python3 matrix/results.py --work {build / 'work' / f'client-{client.name}'} --out .")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
