@@ -10,6 +10,8 @@ Columns:
                   tls CERT [BEHAVIOUR [ARGS...]]   servers/tls_server.py: server, then server2, ...
                   dns NAME=SPEC...                 servers/dns_stub.py: dns
                   mux BACKEND...                   servers/mux.py: mux
+                  proxy PORT FAULT...              proxy/'s tlslab-proxy in front of 127.0.0.1:PORT,
+                                                   each FAULT a --fault (direction:name:k=v,...): proxy
                 or - for none
     client      the client's whole argument list (it is given --json)
     shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3), or -
@@ -17,7 +19,7 @@ Columns:
     control     the case that succeeds where this one must fail (required for failure rows), or -
     why         what the case shows, in words
 
-Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers), {dns}, {mux},
+Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers), {dns}, {mux}, {proxy},
 {ca} (= --cafile CERTS/ca.pem --name hooks.test), {target} (= 127.0.0.1:{port}), {certs},
 {data} (the rows file's folder data/), {work}, {seed}, {free} (a port nothing listens on).
 """
@@ -43,8 +45,8 @@ from .shims import IO_TAG, io_env, read_report
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 SKIP = "skip"
-KNOWN = {"port", "port2", "port3", "dns", "mux", "ca", "target", "certs", "data", "work", "seed", "free"}
-PEER_KINDS = ("tls", "dns", "mux")
+KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
+PEER_KINDS = ("tls", "dns", "mux", "proxy")
 
 
 @dataclass
@@ -115,6 +117,7 @@ class CaseLab:
     seed: int
     data: Path                  # the rows file's data/ folder
     io_shim: Optional[str] = None
+    proxy: Optional[str] = None   # tlslab-proxy, for rows with a proxy peer
     timeout: float = 120.0
     label: str = ""             # the gate's label (a profile's disabled cases are "label:case")
     program: str = "tlsnb"      # the process name the shims act in (TLSLAB_SHIM_PROGRAM)
@@ -201,6 +204,12 @@ class Cell:
                 cert, behaviour, *args = words + ["normal"] if len(words) == 1 else words
                 peers[name] = stack.enter_context(tls_server(self.lab.certs, cert, behaviour, *args))
                 self.values["port" if name == "server" else f"port{name[6:]}"] = str(peers[name].port)
+            elif kind == "proxy":
+                upstream, *faults = words
+                argv = [self.lab.proxy, "--upstream", f"127.0.0.1:{upstream}", "--seed", str(self.lab.seed),
+                        *[a for f in faults for a in (("--fault", f) if not f.startswith("--") else (f,))]]
+                peers[kind] = stack.enter_context(Server(argv))
+                self.values[kind] = str(peers[kind].port)
             else:
                 peers[kind] = stack.enter_context(dns_stub(*words) if kind == "dns" else mux(*words))
                 self.values[kind] = str(peers[kind].port)
@@ -368,6 +377,7 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         p.add_argument("--rows", type=Path, default=default_rows, help=f"the rows (default {default_rows.name})")
         p.add_argument("--seed", type=int, help="seed of bodies and random cuts (default: a new one, printed)")
         p.add_argument("--io-shim", help="libtlslab_io.so (rows with a shim setting need it)")
+        p.add_argument("--proxy", help="tlslab-proxy (rows with a proxy peer need it)")
         p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means "
                                                       "(default: the one --tlsnb was built in)")
@@ -387,16 +397,20 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         bad_input(prog, f"--only {unknown[0]}: no such case in {ns.rows}")
     if any(r.shim.strip() != "-" for r in rows) and not ns.io_shim:
         bad_input(prog, f"{ns.rows} has rows with a shim: give --io-shim")
+    if any(s[0] == "proxy" for r in rows for s in peer_specs(r.peers)) and not ns.proxy:
+        bad_input(prog, f"{ns.rows} has rows with a proxy peer: give --proxy")
     if ns.update and not ns.client:
         bad_input(prog, "--update records a client under test's differences: give --client")
     if before:
         before(ns)
     seed = choose_seed(ns.seed)
     lab = CaseLab(client=[ns.tlsnb], certs=ns.certs, work=Path(ns.work), seed=seed,
-                  data=ns.rows.resolve().parent / "data", io_shim=ns.io_shim, label=name)
+                  data=ns.rows.resolve().parent / "data", io_shim=ns.io_shim, proxy=ns.proxy, label=name)
     rerun = [sys.argv[0], "--tlsnb", ns.tlsnb, "--certs", ns.certs, "--rows", ns.rows]
     if ns.io_shim:
         rerun += ["--io-shim", ns.io_shim]
+    if ns.proxy:
+        rerun += ["--proxy", ns.proxy]
     if ns.client:
         try:
             profile = find_client(ns.client, ns.build_dir or Path(ns.tlsnb).resolve().parent.parent)
