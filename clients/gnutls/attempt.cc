@@ -24,11 +24,11 @@ bool peer_error(int err) {  // the peer's doing: no alert of ours would be read
 
 }  // namespace
 
-Attempt::Attempt(uint64_t conn, Shared& shared) : conn_(conn), shared_(shared), started_ms_(monotonic_ms_precise()) {}
+Attempt::Attempt(uint64_t conn, Shared& shared) : conn_(conn), shared_(shared), started_ms_(tlsnb::monotonic_ms_precise()) {}
 
 Attempt::~Attempt() { release(); }
 
-double Attempt::elapsed_ms() const { return (done() ? ended_ms_ : monotonic_ms_precise()) - started_ms_; }
+double Attempt::elapsed_ms() const { return (done() ? ended_ms_ : tlsnb::monotonic_ms_precise()) - started_ms_; }
 
 void Attempt::release() {
   if (io_.session != nullptr) {
@@ -52,7 +52,7 @@ void Attempt::finish(Outcome outcome) {
   if (done()) return;
   outcome_ = std::move(outcome);
   state_ = State::done;
-  ended_ms_ = monotonic_ms_precise();
+  ended_ms_ = tlsnb::monotonic_ms_precise();
   release();
 }
 
@@ -231,7 +231,7 @@ Attempt::Step Attempt::next_after_handshake() {
   const Options& o = *shared_.options;
   if (o.hold_ms > 0 && !hold_over_) {
     state_ = State::holding;
-    shared_.timers->arm(monotonic_ms() + o.hold_ms, Shared::token(conn_, Shared::hold_timer));
+    shared_.timers->arm(tlsnb::monotonic_ms() + o.hold_ms, Shared::token(conn_, Shared::hold_timer));
     return Step::again;
   }
   state_ = o.requests > 0 ? State::sending : State::bye;
@@ -284,11 +284,11 @@ Attempt::Step Attempt::step_read() {
 Attempt::Step Attempt::take_response_bytes(const uint8_t* data, size_t len) {
   size_t used = response_.feed(data, len);
   switch (response_.state()) {
-    case HttpResponse::State::chunked:
+    case tlsnb::HttpResponse::State::chunked:
       return fail(make_outcome(Stage::read, details::http_chunked, response_.error()));
-    case HttpResponse::State::malformed:
+    case tlsnb::HttpResponse::State::malformed:
       return fail(make_outcome(Stage::read, details::http_malformed, response_.error()));
-    case HttpResponse::State::complete:
+    case tlsnb::HttpResponse::State::complete:
       http_status_ = response_.status();
       ++requests_done_;
       carry_.assign(reinterpret_cast<const char*>(data) + used, len - used);

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "deadline_queue.h"
-#include "http_response.h"
+#include "client/deadline_queue.h"
+#include "client/http_response.h"
 #include "options.h"
 #include "outcome.h"
 #include "session_store.h"
@@ -26,7 +26,7 @@ struct Shared {
   SessionStore* sessions = nullptr;
   std::string request;  // one whole HTTP request (headers and body), sent K times
   int epoll_fd = -1;
-  DeadlineQueue* timers = nullptr;
+  tlsnb::DeadlineQueue* timers = nullptr;
   enum TimerKind : uint64_t { deadline_timer = 0, hold_timer = 1 };
   static uint64_t token(uint64_t conn, TimerKind kind) { return conn << 1 | kind; }
   long open_fds = 0;  // descriptors this process holds: the epoll set and the attempts' sockets
@@ -104,7 +104,7 @@ class Attempt {
   bool session_saved_ = false;
   size_t sent_ = 0;
   long requests_done_ = 0;
-  HttpResponse response_;
+  tlsnb::HttpResponse response_;
   std::string carry_;  // bytes read past the end of a response: the next one's
   int http_status_ = 0;
   bool resumed_ = false;

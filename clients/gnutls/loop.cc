@@ -41,7 +41,7 @@ bool Loop::admit(int64_t now) {
   return false;
 }
 
-void Loop::fire(const Timer& timer) {
+void Loop::fire(const tlsnb::Timer& timer) {
   auto it = live_.find(timer.token >> 1);
   if (it == live_.end() || it->second->done()) return;  // already over: a lazily cancelled timer
   if ((timer.token & 1) == Shared::hold_timer) it->second->on_hold_over();
@@ -63,7 +63,7 @@ void Loop::reap() {
 }
 
 bool Loop::run(RunStats* stats, std::string* error) {
-  double begin = monotonic_ms_precise();
+  double begin = tlsnb::monotonic_ms_precise();
   int epfd = epoll_create1(EPOLL_CLOEXEC);
   if (epfd < 0) {
     *error = std::string("epoll_create1: ") + std::strerror(errno);
@@ -76,30 +76,30 @@ bool Loop::run(RunStats* stats, std::string* error) {
   for (long i = options_.parallel - 1; i >= 0; --i) free_slots_.push_back(static_cast<int>(i));
 
   std::vector<epoll_event> events(256);
-  double woke = monotonic_ms_precise();
+  double woke = tlsnb::monotonic_ms_precise();
   bool ok = true;
   while (stats_.count < options_.count) {
-    int64_t now = monotonic_ms();
+    int64_t now = tlsnb::monotonic_ms();
     bool more = admit(now);
     long reported = stats_.count;
     reap();  // attempts that ended while starting (connect refused at once, a setup failure)
     if (stats_.count != reported) continue;
     int timeout = more ? 0 : timers_.timeout_ms(now);
-    double gap = monotonic_ms_precise() - woke;
+    double gap = tlsnb::monotonic_ms_precise() - woke;
     if (gap > stats_.loop_gap_max_ms) stats_.loop_gap_max_ms = gap;
     int n = epoll_wait(epfd, events.data(), static_cast<int>(events.size()), timeout);
-    woke = monotonic_ms_precise();
+    woke = tlsnb::monotonic_ms_precise();
     if (n < 0 && errno != EINTR) {
       *error = std::string("epoll_wait: ") + std::strerror(errno);
       ok = false;
       break;
     }
     for (int i = 0; i < n; ++i) static_cast<Attempt*>(events[static_cast<size_t>(i)].data.ptr)->on_event(events[static_cast<size_t>(i)].events);
-    for (const Timer& timer : timers_.take_expired(monotonic_ms())) fire(timer);
+    for (const tlsnb::Timer& timer : timers_.take_expired(tlsnb::monotonic_ms())) fire(timer);
     reap();
   }
   slots_.clear();  // any attempt still held (only when the loop failed) frees its session and socket
-  stats_.wall_ms = monotonic_ms_precise() - begin;
+  stats_.wall_ms = tlsnb::monotonic_ms_precise() - begin;
   stats_.peak_fds = shared_.peak_fds;
   ::close(epfd);
   shared_.fd_closed();

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "attempt.h"
-#include "deadline_queue.h"
+#include "client/deadline_queue.h"
 #include "options.h"
 
 namespace tlsgnu {
@@ -35,13 +35,13 @@ class Loop {
  private:
   static constexpr int admit_per_turn = 64;
   bool admit(int64_t now);
-  void fire(const Timer& timer);
+  void fire(const tlsnb::Timer& timer);
   void reap();
 
   const Options& options_;
   Shared& shared_;
   Reporter report_;
-  DeadlineQueue timers_;
+  tlsnb::DeadlineQueue timers_;
   std::vector<std::unique_ptr<Attempt>> slots_;
   std::vector<int> free_slots_;
   std::unordered_map<uint64_t, Attempt*> live_;  // attempts not yet reported, by conn
