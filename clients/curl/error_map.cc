@@ -44,9 +44,9 @@ const char* const code_names[] = {
 
 constexpr long x509_hostname_mismatch = 62;  // X509_V_ERR_HOSTNAME_MISMATCH
 constexpr long x509_ip_mismatch = 64;        // X509_V_ERR_IP_ADDRESS_MISMATCH
-constexpr long peer_closed = -1;
-constexpr long http_malformed = -3;
-constexpr long early_close_notify = 0;
+using details::early_close_notify;
+using details::http_malformed;
+using details::peer_closed;
 constexpr long setup_set_host = 5;
 constexpr long setup_out_of_memory = 8;
 constexpr long setup_context = 9;
@@ -55,16 +55,8 @@ bool is_unexpected_eof(unsigned long code) {
   return ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
 }
 
-Outcome make(Stage stage, long detail, std::string text) {
-  Outcome o;
-  o.stage = stage;
-  o.detail = detail;
-  o.text = std::move(text);
-  return o;
-}
-
 Outcome verified(Stage stage, long detail, int depth, std::string text) {
-  Outcome o = make(stage, detail, std::move(text));
+  Outcome o = make_outcome(stage, detail, std::move(text));
   o.verify_depth = depth;
   return o;
 }
@@ -115,20 +107,20 @@ Outcome map_curl_error(CURLcode code, const std::string& errbuf, long verify_res
     case CURLE_SETOPT_OPTION_SYNTAX:  // a CURLOPT_RESOLVE entry libcurl cannot parse
     case CURLE_URL_MALFORMAT:
     case CURLE_COULDNT_RESOLVE_HOST:  // only when the guard refused a lookup: no DNS leaves the process
-      return make(Stage::setup, setup_set_host,
-                  text + (p.resolve_refused ? " (tlsnb-curl refused libcurl's name lookup)" : ""));
+      return make_outcome(Stage::setup, setup_set_host,
+                          text + (p.resolve_refused ? " (tlsnb-curl refused libcurl's name lookup)" : ""));
     case CURLE_COULDNT_CONNECT:
       if (p.second_connection_refused)  // the kept-alive connection was gone when the next request wanted it
-        return make(Stage::read, p.close_notify_seen ? early_close_notify : peer_closed,
-                    text + " (libcurl wanted a new connection for request " + std::to_string(p.request_no) +
-                        ": the keep-alive connection was closed; tlsnb-curl refused the second socket)");
+        return make_outcome(Stage::read, p.close_notify_seen ? early_close_notify : peer_closed,
+                            text + " (libcurl wanted a new connection for request " + std::to_string(p.request_no) +
+                                ": the keep-alive connection was closed; tlsnb-curl refused the second socket)");
       // A reset can only follow an accepted connection: the peer closed before any TLS byte.
       // libcurl calls it a failed connect when the RST is already pending (SO_ERROR) as it
       // checks the connect, a handshake failure when it is not: the same peer, either way.
-      if (os_errno == ECONNRESET) return make(Stage::handshake, peer_closed, text + " (ECONNRESET after the TCP accept)");
-      return make(Stage::connect, os_errno != 0 ? os_errno : -1, text);
+      if (os_errno == ECONNRESET) return make_outcome(Stage::handshake, peer_closed, text + " (ECONNRESET after the TCP accept)");
+      return make_outcome(Stage::connect, os_errno != 0 ? os_errno : -1, text);
     case CURLE_OPERATION_TIMEDOUT:
-      return make(Stage::deadline, static_cast<long>(stage), text);
+      return make_outcome(Stage::deadline, static_cast<long>(stage), text);
     case CURLE_PEER_FAILED_VERIFICATION:  // == CURLE_SSL_CACERT since 7.62
       // 7.88 records SSL_get_verify_result only when the handshake failed on it, or after its own
       // name check passed; until then CURLINFO_SSL_VERIFYRESULT reads 1 (its "!X509_V_OK").
@@ -144,41 +136,41 @@ Outcome map_curl_error(CURLcode code, const std::string& errbuf, long verify_res
         return verified(Stage::handshake, p.x509_error, p.x509_depth,
                         text + " [X509 verify: " + X509_verify_cert_error_string(p.x509_error) + ", depth " +
                             std::to_string(p.x509_depth) + "]");
-      if (ossl != 0 && !is_unexpected_eof(ossl)) return make(Stage::handshake, static_cast<long>(ossl), text);
-      return make(Stage::handshake, peer_closed, text);  // SSL_ERROR_SYSCALL: EOF, reset or EPIPE, no alert
+      if (ossl != 0 && !is_unexpected_eof(ossl)) return make_outcome(Stage::handshake, static_cast<long>(ossl), text);
+      return make_outcome(Stage::handshake, peer_closed, text);  // SSL_ERROR_SYSCALL: EOF, reset or EPIPE, no alert
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CIPHER:
-      return make(Stage::setup, setup_context, text);
+      return make_outcome(Stage::setup, setup_context, text);
     case CURLE_OUT_OF_MEMORY:
-      return make(Stage::setup, setup_out_of_memory, text);
+      return make_outcome(Stage::setup, setup_out_of_memory, text);
     // libcurl reads a FIN without close_notify as the same end of stream as a close_notify;
     // the adapter tells them apart by the close_notify alert its info callback saw.
     case CURLE_GOT_NOTHING:  // the stream ended before any response byte
-      if (!p.tls_done) return make(Stage::handshake, peer_closed, text);
-      return make(Stage::read, p.close_notify_seen ? early_close_notify : peer_closed, text);
+      if (!p.tls_done) return make_outcome(Stage::handshake, peer_closed, text);
+      return make_outcome(Stage::read, p.close_notify_seen ? early_close_notify : peer_closed, text);
     case CURLE_PARTIAL_FILE:  // the stream ended before Content-Length was read
-      return make(Stage::read, p.close_notify_seen ? early_close_notify : peer_closed, text);
+      return make_outcome(Stage::read, p.close_notify_seen ? early_close_notify : peer_closed, text);
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:
       if (!p.tls_done) {
-        if (ossl != 0 && !is_unexpected_eof(ossl)) return make(Stage::handshake, static_cast<long>(ossl), text);
-        return make(Stage::handshake, peer_closed, text);
+        if (ossl != 0 && !is_unexpected_eof(ossl)) return make_outcome(Stage::handshake, static_cast<long>(ossl), text);
+        return make_outcome(Stage::handshake, peer_closed, text);
       }
       if (code == CURLE_SEND_ERROR && stage == Stage::read) stage = Stage::write;
       // The errno named in errbuf first: CURLINFO_OS_ERRNO is overwritten when libcurl's close
       // then fails too (a reset socket: ECONNRESET read, then EPIPE writing close_notify).
-      if (long e = errno_in_text(errbuf); e != 0) return make(stage, e, text);
-      if (os_errno != 0) return make(stage, os_errno, text);
-      if (ossl != 0 && !is_unexpected_eof(ossl)) return make(stage, static_cast<long>(ossl), text);
-      return make(stage, peer_closed, text);
+      if (long e = errno_in_text(errbuf); e != 0) return make_outcome(stage, e, text);
+      if (os_errno != 0) return make_outcome(stage, os_errno, text);
+      if (ossl != 0 && !is_unexpected_eof(ossl)) return make_outcome(stage, static_cast<long>(ossl), text);
+      return make_outcome(stage, peer_closed, text);
     case CURLE_WEIRD_SERVER_REPLY:
     case CURLE_UNSUPPORTED_PROTOCOL:  // e.g. an HTTP/0.9 reply, refused by default since 7.66
     case CURLE_BAD_CONTENT_ENCODING:
-      return make(Stage::read, http_malformed, text);
+      return make_outcome(Stage::read, http_malformed, text);
     default:  // the running stage, with libcurl's own code as the detail (lossy: profile.toml)
-      return make(stage, static_cast<long>(code), text);
+      return make_outcome(stage, static_cast<long>(code), text);
   }
 }
 

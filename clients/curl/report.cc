@@ -35,19 +35,6 @@ class JsonLine {
 
 }  // namespace
 
-const char* stage_name(Stage stage) {
-  switch (stage) {
-    case Stage::ok: return "ok";
-    case Stage::connect: return "connect";
-    case Stage::handshake: return "handshake";
-    case Stage::write: return "write";
-    case Stage::read: return "read";
-    case Stage::setup: return "setup";
-    case Stage::deadline: return "deadline";
-  }
-  return "unknown";
-}
-
 std::string json_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size() + 2);

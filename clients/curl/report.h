@@ -4,20 +4,16 @@
 #include <map>
 #include <string>
 
+#include "client/outcome.h"
+
 namespace tlsnb_curl {
 
-enum class Stage : int { ok = 0, connect = 1, handshake = 2, write = 3, read = 4, setup = 5, deadline = 102 };
-
-const char* stage_name(Stage stage);
-
-struct Outcome {
-  Stage stage = Stage::ok;
-  long detail = 0;
-  std::string text;  // detail_text: "CURLE_x: errbuf" verbatim, or ours
-  int verify_depth = -1;  // the certificate a verify error was reported for
-  bool ok() const { return stage == Stage::ok; }
-  std::string key() const { return std::string(stage_name(stage)) + "/" + std::to_string(detail); }
-};
+// The lab's stages, details and outcomes are the reference's (client/outcome.h, one copy).
+using tlsnb::make_outcome;
+using tlsnb::Outcome;
+using tlsnb::Stage;
+using tlsnb::stage_name;
+namespace details = tlsnb::details;
 
 // What one attempt reports.
 struct AttemptLine {

@@ -1,33 +1,6 @@
 #include "outcome.h"
 
-#include <cstring>
-
 namespace tlsgnu {
-
-const char* stage_name(Stage stage) {
-  switch (stage) {
-    case Stage::ok: return "ok";
-    case Stage::connect: return "connect";
-    case Stage::handshake: return "handshake";
-    case Stage::write: return "write";
-    case Stage::read: return "read";
-    case Stage::setup: return "setup";
-    case Stage::deadline: return "deadline";
-  }
-  return "unknown";
-}
-
-std::string Outcome::key() const { return std::string(stage_name(stage)) + "/" + std::to_string(detail); }
-
-Outcome make_outcome(Stage stage, long detail, std::string text) {
-  Outcome o;
-  o.stage = stage;
-  o.detail = detail;
-  o.text = std::move(text);
-  return o;
-}
-
-Outcome errno_outcome(Stage stage, int err) { return make_outcome(stage, err, std::strerror(err)); }
 
 Outcome setup_outcome(SetupFailure what, const std::string& why) {
   static const char* const names[] = {"",

@@ -1,28 +1,19 @@
-// Every attempt ends in exactly one Outcome: (stage, detail), the lab's table (clients/README.md).
+// Every attempt ends in exactly one Outcome: the lab's stages, details and helpers are the
+// reference's (client/outcome.h, one copy); what this client's setup can fail at is its own.
 #pragma once
 
 #include <string>
 
+#include "client/outcome.h"
+
 namespace tlsgnu {
 
-enum class Stage : int {
-  ok = 0,
-  connect = 1,    // detail: errno
-  handshake = 2,  // detail: X509_V_ERR_* number, else OpenSSL's packed SSL_R_* (error_map.h), -1 no alert
-  write = 3,      // detail: errno or a packed code
-  read = 4,       // detail: errno or a packed code; -1 truncation; -2 chunked; -3 malformed; 0 close_notify early
-  setup = 5,      // detail: SetupFailure
-  deadline = 102, // detail: the stage that was running
-};
-
-const char* stage_name(Stage stage);
-
-namespace details {
-constexpr long peer_closed = -1;
-constexpr long http_chunked = -2;
-constexpr long http_malformed = -3;
-constexpr long early_close_notify = 0;
-}  // namespace details
+using tlsnb::errno_outcome;
+using tlsnb::make_outcome;
+using tlsnb::Outcome;
+using tlsnb::Stage;
+using tlsnb::stage_name;
+namespace details = tlsnb::details;
 
 // What could not be made (stage setup).
 enum class SetupFailure : long {
@@ -38,18 +29,6 @@ enum class SetupFailure : long {
   session_data = 10,  // gnutls_session_set_data
 };
 
-struct Outcome {
-  Stage stage = Stage::ok;
-  long detail = 0;
-  std::string text;       // detail_text: the library's own words, verbatim
-  int verify_depth = -1;  // the certificate the verification error is about, when it can be told
-
-  bool ok() const { return stage == Stage::ok; }
-  std::string key() const;  // "handshake/10"
-};
-
-Outcome make_outcome(Stage stage, long detail, std::string text);
-Outcome errno_outcome(Stage stage, int err);
 Outcome setup_outcome(SetupFailure what, const std::string& why = "");
 
 }  // namespace tlsgnu
