@@ -13,6 +13,7 @@
 #include "deadline_queue.h"
 #include "run_config.h"
 #include "run_state.h"
+#include "run_totals.h"
 
 namespace tlsnb {
 
@@ -20,14 +21,8 @@ class Attempt;
 class Resolver;
 struct Lookup;
 
-struct RunStats {
-  long count = 0;
-  long ok = 0;
-  long failed = 0;
-  double wall_ms = 0;
-  double loop_gap_max_ms = 0;  // longest stretch between two epoll_wait calls
-  long peak_fds = 0;
-  long resumed = 0;
+// The run's totals (the summary's), plus the DNS queries the resolver sent.
+struct RunStats : RunTotals {
   long queries = 0;
 };
 

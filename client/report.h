@@ -1,25 +1,14 @@
 // What a run prints: one JSON object per attempt and a summary, or a one-line-per-outcome
-// text summary. Attempt lines carry conn, slot, stage, stage_code, detail, detail_text,
-// verify_depth, addr, ms, resumed, tls_version, cipher, http_status, requests_done, in this
-// order (the gates parse them).
+// text summary. The lines' fields and their order are the contract's (report_lines.h: the
+// gates parse them); tlsnb's summary adds dns_queries.
 #pragma once
-
-#include <map>
-#include <string>
 
 #include "attempt_record.h"
 #include "loop.h"
+#include "outcome_tally.h"
+#include "process_figures.h"
 
 namespace tlsnb {
-
-struct ProcessFigures {
-  double cpu_ms = 0;   // user + system, getrusage(RUSAGE_SELF)
-  long threads = 0;    // /proc/self/status Threads
-  long rss_kib = 0;    // VmRSS
-  long rss_peak_kib = 0;  // VmHWM
-};
-
-ProcessFigures read_process_figures();
 
 // Prints one attempt as its JSON line on stdout. Nothing is allocated, so a run out of
 // memory still gets every line whole (main's last-resort handler uses it too).
@@ -36,8 +25,7 @@ class Report {
 
  private:
   bool json_;
-  std::map<std::string, long> by_outcome_;
-  std::map<std::string, std::string> texts_;
+  OutcomeTally tally_;
 };
 
 }  // namespace tlsnb
