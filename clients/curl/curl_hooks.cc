@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include "client/process_figures.h"
 #include "runner.h"
 #include "runner_state.h"
 
@@ -69,7 +70,7 @@ curl_socket_t Runner::on_open_socket(void* clientp, curlsocktype, curl_sockaddr*
   // count peaks there too, and 2,000 connections do not mean 2,000 directory scans.
   if (++r->open_sockets_ >= r->stats_.peak_sockets) {
     r->stats_.peak_sockets = r->open_sockets_;
-    long fds = count_open_fds() - r->fd_baseline_;
+    long fds = tlsnb::count_open_fds() - r->fd_baseline_;
     if (fds > r->stats_.peak_fds) r->stats_.peak_fds = fds;
   }
   return fd;

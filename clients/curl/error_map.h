@@ -6,9 +6,16 @@
 
 #include <string>
 
-#include "report.h"
+#include "client/outcome.h"
 
 namespace tlsnb_curl {
+
+// The lab's stages, details and outcomes are the reference's (client/outcome.h, one copy).
+using tlsnb::make_outcome;
+using tlsnb::Outcome;
+using tlsnb::Stage;
+using tlsnb::stage_name;
+namespace details = tlsnb::details;
 
 // How far an attempt got, as far as the adapter can tell.
 struct Progress {

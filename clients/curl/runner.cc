@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "client/process_figures.h"
+
 namespace tlsnb_curl {
 
-Runner::Runner(const Options& options, Report& report) : o_(options), report_(report) {
-  fd_baseline_ = count_open_fds();
+Runner::Runner(const Options& options, contract::Report& report) : o_(options), report_(report) {
+  fd_baseline_ = tlsnb::count_open_fds();
 }
 
 Runner::~Runner() {
@@ -302,23 +304,23 @@ void Runner::finish(Slot& slot, Outcome outcome) {
   }
   set_timer(deadlines_, &slot.deadline_due, slot.index, none);
   set_timer(holds_, &slot.hold_due, slot.index, none);
-  AttemptLine line;
-  line.conn = a.conn;
-  line.slot = slot.index;
-  line.outcome = std::move(outcome);
-  line.addr = addr_text_;
-  line.ms = static_cast<double>(now_us() - a.start_us) / 1000.0;
-  line.resumed = a.resumed;
-  line.tls_version = a.tls_version;
-  line.cipher = a.cipher;
-  line.http_status = a.http_status;
-  line.requests_done = a.requests_done;
-  line.connections = a.connections;
+  tlsnb::AttemptRecord record;
+  record.conn = static_cast<uint64_t>(a.conn);
+  record.slot = slot.index;
+  record.outcome = std::move(outcome);
+  record.addr = addr_text_;
+  record.ms = static_cast<double>(now_us() - a.start_us) / 1000.0;
+  record.resumed = a.resumed;
+  record.tls_version = a.tls_version;
+  record.cipher = a.cipher;
+  record.http_status = static_cast<int>(a.http_status);
+  record.requests_done = a.requests_done;
   ++stats_.count;
-  if (line.outcome.ok()) ++stats_.ok;
+  if (record.outcome.ok()) ++stats_.ok;
   else ++stats_.failed;
   if (a.resumed) ++stats_.resumed;
-  report_.attempt(line);
+  // The TCP connections libcurl opened for the attempt (1 expected): this client's own field.
+  report_.attempt(record, [&a](tlsnb::JsonLine& line) { line.num("connections", a.connections); });
   slot.attempt.reset();
   free_slots_.push_back(slot.index);
   // A connection the attempt left in the slot's cache would be a stale one for the next

@@ -14,15 +14,23 @@
 #include <utility>
 #include <vector>
 
+#include "client/run_totals.h"
+#include "clients/contract/contract_report.h"
 #include "error_map.h"
 #include "options.h"
-#include "report.h"
 
 namespace tlsnb_curl {
 
+// The run's totals (the summary's), plus what only libcurl's connections show.
+struct RunStats : tlsnb::RunTotals {
+  long peak_sockets = 0;  // most connection sockets open at once
+  long connections = 0;   // sockets libcurl opened in all
+  long multis = 0;        // multi handles made (one per slot, remade when a connection lingered)
+};
+
 class Runner {
  public:
-  Runner(const Options& options, Report& report);
+  Runner(const Options& options, contract::Report& report);
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -60,7 +68,7 @@ class Runner {
   static void set_timer(Timers& timers, int64_t* due, int index, int64_t when);
 
   const Options& o_;
-  Report& report_;
+  contract::Report& report_;
   int epfd_ = -1;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<int> free_slots_;

@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "client/process_figures.h"
+#include "clients/contract/contract_report.h"
 #include "options.h"
-#include "report.h"
 #include "runner.h"
 
 namespace tlsnb_curl {
@@ -72,6 +73,16 @@ bool check_url(Options* o, std::string* why) {
   return ok;
 }
 
+// The summary's own figures: libcurl's sockets, connections and multi handles, after peak_fds.
+contract::OwnFigures own_figures(const RunStats& s) {
+  contract::OwnFigures own;
+  own.after_peak_fds = [&s](tlsnb::JsonLine& line) {
+    line.num("peak_sockets", s.peak_sockets).num("connections", s.connections).num("multis", s.multis);
+  };
+  own.text_after_peak_fds = "peak_sockets=" + std::to_string(s.peak_sockets) + " ";
+  return own;
+}
+
 int run(const std::vector<std::string>& args) {
   ParseResult parsed = parse_options(args);
   if (parsed.help) {
@@ -104,7 +115,7 @@ int run(const std::vector<std::string>& args) {
     return code;
   }
 
-  Report report(o.json);
+  contract::Report report(o.json);
   RunStats stats;
   {
     Runner runner(o, report);
@@ -115,7 +126,7 @@ int run(const std::vector<std::string>& args) {
     }
   }  // every easy handle, multi and share is cleaned here
   if (code == 0) {
-    report.summary(stats, read_process_figures());
+    report.summary(stats, tlsnb::read_process_figures(), own_figures(stats));
     code = stats.failed == 0 ? 0 : 1;
   }
   std::fflush(stdout);

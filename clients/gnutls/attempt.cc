@@ -28,7 +28,20 @@ Attempt::Attempt(uint64_t conn, Shared& shared) : conn_(conn), shared_(shared), 
 
 Attempt::~Attempt() { release(); }
 
-double Attempt::elapsed_ms() const { return (done() ? ended_ms_ : tlsnb::monotonic_ms_precise()) - started_ms_; }
+tlsnb::AttemptRecord Attempt::record() const {
+  tlsnb::AttemptRecord r;
+  r.conn = conn_;
+  r.slot = slot_;
+  r.outcome = outcome_;
+  r.addr = addr_text_;
+  r.ms = (done() ? ended_ms_ : tlsnb::monotonic_ms_precise()) - started_ms_;
+  r.resumed = resumed_;
+  r.tls_version = tls_version_;
+  r.cipher = cipher_;
+  r.http_status = http_status_;
+  r.requests_done = requests_done_;
+  return r;
+}
 
 void Attempt::release() {
   if (io_.session != nullptr) {

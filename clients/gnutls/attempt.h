@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "client/attempt_record.h"
 #include "client/deadline_queue.h"
 #include "client/http_response.h"
 #include "options.h"
@@ -54,16 +55,11 @@ class Attempt {
   void finish(Outcome outcome);
 
   uint64_t conn() const { return conn_; }
-  int slot() const { return slot_; }
   bool done() const { return state_ == State::done; }
   const Outcome& outcome() const { return outcome_; }
-  const std::string& addr() const { return addr_text_; }
-  double elapsed_ms() const;
   bool resumed() const { return resumed_; }
-  const std::string& tls_version() const { return tls_version_; }
-  const std::string& cipher() const { return cipher_; }
-  int http_status() const { return http_status_; }
-  long requests_done() const { return requests_done_; }
+  // The attempt as its line reports it (the contract's fields).
+  tlsnb::AttemptRecord record() const;
 
  private:
   enum class Step { again, wait, over };

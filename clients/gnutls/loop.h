@@ -11,19 +11,13 @@
 
 #include "attempt.h"
 #include "client/deadline_queue.h"
+#include "client/run_totals.h"
 #include "options.h"
 
 namespace tlsgnu {
 
-struct RunStats {
-  long count = 0;
-  long ok = 0;
-  long failed = 0;
-  long resumed = 0;
-  double wall_ms = 0;
-  double loop_gap_max_ms = 0;  // the longest stretch of work between two epoll_wait calls
-  long peak_fds = 0;
-};
+// The run's totals, as the summary reports them.
+using RunStats = tlsnb::RunTotals;
 
 class Loop {
  public:

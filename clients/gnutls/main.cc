@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <new>
 
+#include "client/process_figures.h"
+#include "clients/contract/contract_report.h"
 #include "loop.h"
 #include "options.h"
-#include "report.h"
 #include "session_store.h"
 #include "tls_config.h"
 
@@ -28,26 +29,37 @@ std::string make_request(const Options& o) {
   return req;
 }
 
+// The summary's own figures, at its end: the descriptors open now (inherited ones included) and
+// the library's version. Counted before the process figures are read: their file is not one.
+void print_summary(const contract::Report& report, const RunStats& stats) {
+  long fds_open = tlsnb::count_open_fds();
+  std::string library = library_version();
+  contract::OwnFigures own;
+  own.at_end = [&](tlsnb::JsonLine& line) { line.num("fds_open_at_end", fds_open).str("library", library); };
+  own.text_at_end = " library=" + library;
+  report.summary(stats, tlsnb::read_process_figures(), own);
+}
+
 // The run's shared state could not be made for want of a resource: every attempt is setup/9.
 int report_setup_failure(const Options& o, const std::string& why) {
   std::fprintf(stderr, "tlsnb-gnutls: %s\n", why.c_str());
-  Report report(o.json);
+  contract::Report report(o.json);
   Shared shared;
   shared.options = &o;
   RunStats stats;
   for (long i = 0; i < o.count; ++i) {
     Attempt attempt(static_cast<uint64_t>(i), shared);
     attempt.finish(setup_outcome(SetupFailure::context, why));
-    report.attempt(attempt);
+    report.attempt(attempt.record());
     ++stats.count;
     ++stats.failed;
   }
-  report.summary(stats, read_process_figures());
+  print_summary(report, stats);
   return 1;
 }
 
 int run_loop(const Options& o, TlsConfig& config) {
-  Report report(o.json);
+  contract::Report report(o.json);
   SessionStore sessions(static_cast<size_t>(o.parallel));
   Shared shared;
   shared.options = &o;
@@ -57,13 +69,13 @@ int run_loop(const Options& o, TlsConfig& config) {
   RunStats stats;
   std::string error;
   {
-    Loop loop(o, shared, [&report](const Attempt& a) { report.attempt(a); });
+    Loop loop(o, shared, [&report](const Attempt& a) { report.attempt(a.record()); });
     if (!loop.run(&stats, &error)) {
       std::fprintf(stderr, "tlsnb-gnutls: %s\n", error.c_str());
       return exit_usage;
     }
   }
-  report.summary(stats, read_process_figures());
+  print_summary(report, stats);
   std::fflush(stdout);
   return stats.failed == 0 ? 0 : 1;
 }
