@@ -36,7 +36,7 @@ bool Runner::prepare(std::string* error) {
   epfd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epfd_ < 0) return *error = std::string("epoll_create1: ") + std::strerror(errno), false;
   std::string dial = o_.dial_ip();
-  host_is_ip_ = is_ipv4(o_.name);
+  host_is_ip_ = o_.name_is_ip();
   addr_text_ = dial + ":" + std::to_string(o_.port);
   url_ = "https://" + o_.name + ":" + std::to_string(o_.port) + "/";
   // The URL carries the name (SNI, certificate check); CURLOPT_RESOLVE puts the literal in the

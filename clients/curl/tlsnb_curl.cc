@@ -20,8 +20,8 @@
 namespace tlsnb_curl {
 namespace {
 
-constexpr int exit_usage = 2;
-constexpr int exit_cannot = 89;
+using contract::exit_usage;
+constexpr int exit_cannot = contract::exit_lacking;
 
 // libcurl must be the OpenSSL build: the adapter reads OpenSSL's SSL_CTX and verify codes.
 bool openssl_backend(std::string* why) {
@@ -89,13 +89,13 @@ int run(const std::vector<std::string>& args) {
     std::fputs(usage(), stdout);
     return 0;
   }
-  if (!parsed.ok) {
+  if (!parsed.options) {
     std::fprintf(stderr, "tlsnb-curl: %s\n", parsed.error.c_str());
     return parsed.exit_code;
   }
-  Options o = parsed.options;
-  if (o.sigpipe == SigpipeMode::ignore) std::signal(SIGPIPE, SIG_IGN);
-  if (o.sigpipe == SigpipeMode::default_action) std::signal(SIGPIPE, SIG_DFL);
+  Options o{*parsed.options, /*name_alabel=*/""};
+  if (o.sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
+  if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
 
   // As the curl tool does: the environment's locale, so libidn2 can convert a U-label NAME;
   // C.UTF-8 when that is not UTF-8 (the lab runs with no LANG).

@@ -344,7 +344,7 @@ Attempt::Step Attempt::after_error(long result, Stage stage, int call_errno) {
   }
   // A warning alert, a renegotiation request (ignored: refusing it is allowed): call again.
   if (gnutls_error_is_fatal(err) == 0 && ++nonfatal_ <= max_nonfatal) return Step::again;
-  int saved_errno = shared_.options->transport == Transport::callbacks ? io_.last_errno : call_errno;
+  int saved_errno = shared_.options->transport == Transport::bio ? io_.last_errno : call_errno;
   if (err != GNUTLS_E_PULL_ERROR && err != GNUTLS_E_PUSH_ERROR) saved_errno = 0;
   if (stage == Stage::handshake && !peer_error(err)) send_alert_for(err);
   if (err == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR)

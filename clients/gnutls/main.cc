@@ -13,8 +13,7 @@
 namespace tlsgnu {
 namespace {
 
-constexpr int exit_usage = 2;
-constexpr int exit_not_offered = 89;
+using contract::exit_usage;
 
 // Byte i of the body is (i * 131 + seed) % 251 (tls_server.py --verify-body-seed checks it).
 std::string make_request(const Options& o) {
@@ -86,17 +85,14 @@ int run(const std::vector<std::string>& args) {
     std::fputs(usage(), stdout);
     return 0;
   }
-  if (!parsed.error.empty()) {
-    std::fprintf(stderr, "tlsnb-gnutls: %s\n", parsed.error.c_str());
-    return exit_usage;
-  }
-  if (!parsed.unsupported.empty()) {
-    std::fprintf(stderr, "tlsnb-gnutls: not offered: %s\n", parsed.unsupported.c_str());
-    return exit_not_offered;
+  if (!parsed.options) {
+    const char* not_offered = parsed.exit_code == contract::exit_lacking ? "not offered: " : "";
+    std::fprintf(stderr, "tlsnb-gnutls: %s%s\n", not_offered, parsed.error.c_str());
+    return parsed.exit_code;
   }
   const Options& o = *parsed.options;
-  if (o.sigpipe == SigpipeMode::ignore) std::signal(SIGPIPE, SIG_IGN);
-  if (o.sigpipe == SigpipeMode::default_action) std::signal(SIGPIPE, SIG_DFL);
+  if (o.sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
+  if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
 
   GnutlsGlobal global;
   if (!global.ok()) return report_setup_failure(o, std::string("gnutls_global_init: ") + gnutls_strerror(global.result()));

@@ -44,7 +44,7 @@ int pull_timeout(gnutls_transport_ptr_t ptr, unsigned int ms) {
 }  // namespace
 
 void attach_socket_io(SocketIo* io, Transport transport) {
-  if (transport == Transport::library) {
+  if (transport == Transport::fd) {
     gnutls_transport_set_int(io->session, io->fd);
     return;
   }

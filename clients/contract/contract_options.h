@@ -1,0 +1,73 @@
+// The contract's command line (clients/README.md "Arguments"), parsed without I/O: Options, or
+// the one stderr line and its exit status. A client under test names the contract's flags it
+// does not have (Lacks); asked for one, it exits 89 with the reason, but only once the command
+// line is otherwise valid (bad usage, exit 2, comes first).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace contract {
+
+constexpr int exit_usage = 2;
+constexpr int exit_lacking = 89;
+
+// --transport: bio, the program moves the bytes (its own send/recv under the library);
+// fd, the library's own socket I/O.
+enum class Transport { bio, fd };
+// --sigpipe: leave the disposition as inherited (no flag), restore SIG_DFL, or ignore it.
+enum class Sigpipe { leave, default_action, ignore };
+
+struct Options {
+  std::string target;      // TARGET of TARGET:PORT (an IPv4 literal or a name)
+  uint16_t port = 0;
+  std::string name;        // --name: what the certificate must carry, the SNI for a name (default TARGET)
+  std::string connect_ip;  // --connect
+  std::string cafile;
+  bool system_trust = false;
+  bool verify = true;
+  bool partial_chain = false;
+  long count = 1;
+  long parallel = 64;
+  long requests = 1;
+  long body = 0;
+  uint32_t seed = 1;
+  long deadline_ms = 2000;
+  int tls_max = 13;  // 12 or 13
+  bool json = false;
+  bool resume = false;
+  long hold_ms = 0;
+  Transport transport = Transport::bio;
+  Sigpipe sigpipe = Sigpipe::leave;
+
+  bool name_is_ip() const;
+  std::string dial_ip() const;  // --connect, else TARGET (then an IPv4 literal)
+};
+
+// A flag of the contract this client does not have: exit 89 with `why` (a value is still required).
+struct LackedFlag {
+  const char* flag;
+  bool takes_value;
+  const char* why;
+};
+
+// What a client under test cannot do, in its own words.
+struct Lacks {
+  std::vector<LackedFlag> flags;
+  const char* transport_fd = nullptr;  // non-null: `--transport fd` is exit 89 with this reason
+  const char* never_resolves = "";     // ends the error for a name without --connect: "(... never resolves a name)"
+};
+
+struct ParseResult {
+  std::optional<Options> options;  // the run goes on
+  bool help = false;               // --help: print the usage, exit 0
+  int exit_code = 0;               // exit_usage or exit_lacking, with `error`
+  std::string error;               // the one stderr line
+};
+
+ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lacks);
+bool is_ipv4(const std::string& text);
+
+}  // namespace contract
