@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <new>
 
+#include "http_request.h"
 #include "loop.h"
 #include "options.h"
 #include "report.h"
@@ -16,21 +17,6 @@ namespace tlsnb {
 namespace {
 
 constexpr int exit_usage = 2;
-
-// A body of the seeded pattern: byte i is (i * 131 + seed) % 251 (servers verify it).
-std::string make_request(const Options& o) {
-  std::string req = (o.body > 0 ? "POST" : "GET");
-  req += " / HTTP/1.1\r\nHost: " + o.name + "\r\nConnection: keep-alive\r\n";
-  if (o.body > 0) {
-    req += "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(o.body) + "\r\n";
-  }
-  req += "\r\n";
-  size_t head = req.size();
-  req.resize(head + static_cast<size_t>(o.body));
-  for (long i = 0; i < o.body; ++i)
-    req[head + static_cast<size_t>(i)] = static_cast<char>((static_cast<uint64_t>(i) * 131 + o.seed) % 251);
-  return req;
-}
 
 // The whole context could not be made for want of a resource: every attempt is a setup outcome.
 int report_setup_failure(const Options& o, Report& report, const std::string& why) {
@@ -84,7 +70,7 @@ int run(const std::vector<std::string>& args) {
   shared.ctx = made.ctx.get();
   shared.sessions = &sessions;
   shared.session_key = SessionCache::key(o.name, o.port, trust_fingerprint(o));
-  shared.request = make_request(o);
+  shared.request = http_request(o.name, o.body, o.seed);
 
   Loop loop(o, shared, [&report](const AttemptRecord& r) { report.attempt(r); });
   RunStats stats;

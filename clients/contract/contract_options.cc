@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -176,6 +177,20 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
   ParseResult r;
   r.options = o;
   return r;
+}
+
+bool ready_to_run(const ParseResult& parsed, const char* program, const char* usage, int* exit_code) {
+  if (parsed.help) {
+    std::fputs(usage, stdout);
+    *exit_code = 0;
+    return false;
+  }
+  if (!parsed.options) {
+    std::fprintf(stderr, "%s: %s\n", program, parsed.error.c_str());
+    *exit_code = parsed.exit_code;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace contract

@@ -1,7 +1,7 @@
 // The contract's command line (clients/README.md "Arguments"), parsed without I/O: Options, or
 // the one stderr line and its exit status. A client under test names the contract's flags it
 // does not have (Lacks); asked for one, it exits 89 with the reason, but only once the command
-// line is otherwise valid (bad usage, exit 2, comes first).
+// line is otherwise valid (bad usage, exit 2, comes first). ready_to_run() is main's side.
 #pragma once
 
 #include <cstdint>
@@ -69,5 +69,9 @@ struct ParseResult {
 
 ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lacks);
 bool is_ipv4(const std::string& text);
+
+// What main does with the verdict: --help prints `usage` on stdout (exit 0), an error its one
+// line on stderr, "PROGRAM: error" (exit 2 or 89). False then, with *exit_code set.
+bool ready_to_run(const ParseResult& parsed, const char* program, const char* usage, int* exit_code);
 
 }  // namespace contract

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "client/http_request.h"
 #include "client/process_figures.h"
 
 namespace tlsnb_curl {
@@ -59,9 +60,7 @@ bool Runner::prepare(std::string* error) {
     if (!next) return *error = "curl_slist_append failed", false;
     headers_ = next;
   }
-  body_.resize(static_cast<size_t>(o_.body));
-  for (long i = 0; i < o_.body; ++i)
-    body_[static_cast<size_t>(i)] = static_cast<char>((static_cast<uint64_t>(i) * 131 + o_.seed) % 251);
+  body_ = tlsnb::request_body(o_.body, o_.seed);
   if (o_.resume) {
     share_ = curl_share_init();
     if (!share_ || curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK)

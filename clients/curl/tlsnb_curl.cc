@@ -85,14 +85,7 @@ contract::OwnFigures own_figures(const RunStats& s) {
 
 int run(const std::vector<std::string>& args) {
   ParseResult parsed = parse_options(args);
-  if (parsed.help) {
-    std::fputs(usage(), stdout);
-    return 0;
-  }
-  if (!parsed.options) {
-    std::fprintf(stderr, "tlsnb-curl: %s\n", parsed.error.c_str());
-    return parsed.exit_code;
-  }
+  if (int code = 0; !contract::ready_to_run(parsed, "tlsnb-curl", usage(), &code)) return code;
   Options o{*parsed.options, /*name_alabel=*/""};
   if (o.sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
   if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <new>
 
+#include "client/http_request.h"
 #include "client/process_figures.h"
 #include "clients/contract/contract_report.h"
 #include "loop.h"
@@ -14,19 +15,6 @@ namespace tlsgnu {
 namespace {
 
 using contract::exit_usage;
-
-// Byte i of the body is (i * 131 + seed) % 251 (tls_server.py --verify-body-seed checks it).
-std::string make_request(const Options& o) {
-  std::string req = o.body > 0 ? "POST" : "GET";
-  req += " / HTTP/1.1\r\nHost: " + o.name + "\r\nConnection: keep-alive\r\n";
-  if (o.body > 0) req += "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(o.body) + "\r\n";
-  req += "\r\n";
-  size_t head = req.size();
-  req.resize(head + static_cast<size_t>(o.body));
-  for (long i = 0; i < o.body; ++i)
-    req[head + static_cast<size_t>(i)] = static_cast<char>((static_cast<uint64_t>(i) * 131 + o.seed) % 251);
-  return req;
-}
 
 // The summary's own figures, at its end: the descriptors open now (inherited ones included) and
 // the library's version. Counted before the process figures are read: their file is not one.
@@ -64,7 +52,7 @@ int run_loop(const Options& o, TlsConfig& config) {
   shared.options = &o;
   shared.tls = &config;
   shared.sessions = &sessions;
-  shared.request = make_request(o);
+  shared.request = tlsnb::http_request(o.name, o.body, o.seed);
   RunStats stats;
   std::string error;
   {
@@ -81,15 +69,7 @@ int run_loop(const Options& o, TlsConfig& config) {
 
 int run(const std::vector<std::string>& args) {
   ParseResult parsed = parse_options(args);
-  if (parsed.help) {
-    std::fputs(usage(), stdout);
-    return 0;
-  }
-  if (!parsed.options) {
-    const char* not_offered = parsed.exit_code == contract::exit_lacking ? "not offered: " : "";
-    std::fprintf(stderr, "tlsnb-gnutls: %s%s\n", not_offered, parsed.error.c_str());
-    return parsed.exit_code;
-  }
+  if (int code = 0; !contract::ready_to_run(parsed, "tlsnb-gnutls", usage(), &code)) return code;
   const Options& o = *parsed.options;
   if (o.sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
   if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);

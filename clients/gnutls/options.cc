@@ -4,12 +4,12 @@ namespace tlsgnu {
 
 ParseResult parse_options(const std::vector<std::string>& args) {
   static const contract::Lacks lacks = {
-      {{"--verify-depth", true, "--verify-depth: GnuTLS's gnutls_certificate_set_verify_limits counts the "
-                                "certificates the peer sent, not OpenSSL's chain depth; not offered"},
-       {"--ns", true, "--ns: this client has no resolver (dial with --connect)"},
-       {"--dns-udp", false, "--dns-udp: this client has no resolver"},
-       {"--dns-timeout-ms", true, "--dns-timeout-ms: this client has no resolver"},
-       {"--allow-private", false, "--allow-private: this client has no resolver"}},
+      {{"--verify-depth", true, "not offered: --verify-depth: GnuTLS's gnutls_certificate_set_verify_limits counts "
+                                "the certificates the peer sent, not OpenSSL's chain depth; not offered"},
+       {"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
+       {"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
+       {"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
+       {"--allow-private", false, "not offered: --allow-private: this client has no resolver"}},
       nullptr,  // --transport fd is offered: GnuTLS's own socket I/O
       "(this client never resolves a name)"};
   return contract::parse_options(args, lacks);
