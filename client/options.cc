@@ -1,131 +1,40 @@
 #include "options.h"
 
-#include <arpa/inet.h>
 #include <openssl/ssl.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <functional>
-#include <map>
+#include "flag_table.h"
 
 namespace tlsnb {
 
 namespace {
 
-bool is_ipv4(const std::string& text) {
-  in_addr addr{};
-  return inet_pton(AF_INET, text.c_str(), &addr) == 1;
-}
-
-bool parse_long(const std::string& text, long lo, long hi, long* out) {
-  if (text.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0' || value < lo || value > hi) return false;
-  *out = value;
-  return true;
-}
-
-// "HOST:PORT" with a port in 1..65535.
-bool split_host_port(const std::string& text, std::string* host, uint16_t* port) {
-  auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) return false;
-  long value = 0;
-  if (!parse_long(text.substr(colon + 1), 1, 65535, &value)) return false;
-  *host = text.substr(0, colon);
-  *port = static_cast<uint16_t>(value);
-  return true;
-}
-
-struct Flag {
-  bool takes_value;
-  // Applies the flag; returns an error text or "".
-  std::function<std::string(Options&, const std::string&)> apply;
-};
-
-Flag number(long Options::*field, long lo, long hi) {
-  return {true, [=](Options& o, const std::string& v) -> std::string {
-            if (!parse_long(v, lo, hi, &(o.*field)))
-              return "expects an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got '" + v + "'";
-            return "";
-          }};
-}
-
-Flag toggle(bool Options::*field, bool value) {
-  return {false, [=](Options& o, const std::string&) -> std::string {
-            o.*field = value;
-            return "";
-          }};
-}
-
-Flag text(std::string Options::*field) {
-  return {true, [=](Options& o, const std::string& v) -> std::string {
-            if (v.empty()) return "expects a non-empty value";
-            o.*field = v;
-            return "";
-          }};
-}
-
-const std::map<std::string, Flag>& flags() {
-  static const std::map<std::string, Flag> table = {
-      {"--name", text(&Options::name)},
-      {"--connect", {true, [](Options& o, const std::string& v) -> std::string {
-                       if (!is_ipv4(v)) return "expects an IPv4 literal, got '" + v + "'";
-                       o.connect_ip = v;
-                       return "";
-                     }}},
-      {"--ns", {true, [](Options& o, const std::string& v) -> std::string {
-                  if (!split_host_port(v, &o.ns_ip, &o.ns_port) || !is_ipv4(o.ns_ip))
-                    return "expects IPv4:PORT, got '" + v + "'";
-                  return "";
-                }}},
-      {"--dns-udp", toggle(&Options::ns_udp, true)},
-      {"--dns-timeout-ms", number(&Options::dns_timeout_ms, 1, 86400000)},
-      {"--allow-private", toggle(&Options::allow_private, true)},
-      {"--cafile", text(&Options::cafile)},
-      {"--system-trust", toggle(&Options::system_trust, true)},
-      {"--no-verify", toggle(&Options::verify, false)},
-      {"--partial-chain", toggle(&Options::partial_chain, true)},
-      {"--verify-depth", {true, [](Options& o, const std::string& v) -> std::string {
-                            long depth = 0;
-                            if (!parse_long(v, 0, 100, &depth)) return "expects an integer in 0..100, got '" + v + "'";
-                            o.verify_depth = static_cast<int>(depth);
-                            return "";
-                          }}},
-      {"--tls-max", {true, [](Options& o, const std::string& v) -> std::string {
-                       if (v == "1.2") o.tls_max = TLS1_2_VERSION;
-                       else if (v == "1.3") o.tls_max = TLS1_3_VERSION;
-                       else return "expects 1.2 or 1.3, got '" + v + "'";
-                       return "";
-                     }}},
-      {"--transport", {true, [](Options& o, const std::string& v) -> std::string {
-                         if (v == "bio") o.transport = TransportKind::bio;
-                         else if (v == "fd") o.transport = TransportKind::fd;
-                         else return "expects bio or fd, got '" + v + "'";
-                         return "";
-                       }}},
-      {"--sigpipe", {true, [](Options& o, const std::string& v) -> std::string {
-                       if (v == "default") o.sigpipe_ignore = false;
-                       else if (v == "ignore") o.sigpipe_ignore = true;
-                       else return "expects default or ignore, got '" + v + "'";
-                       return "";
-                     }}},
-      {"--count", number(&Options::count, 1, 100000000)},
-      {"--parallel", number(&Options::parallel, 1, 65536)},
-      {"--requests", number(&Options::requests, 0, 1000000)},
-      {"--body", number(&Options::body, 0, 1L << 30)},
-      {"--deadline-ms", number(&Options::deadline_ms, 1, 86400000)},
-      {"--resume", toggle(&Options::resume, true)},
-      {"--hold-ms", number(&Options::hold_ms, 0, 86400000)},
-      {"--json", toggle(&Options::json, true)},
-      {"--seed", {true, [](Options& o, const std::string& v) -> std::string {
-                    long seed = 0;
-                    if (!parse_long(v, 0, 4294967295L, &seed)) return "expects an integer in 0..4294967295, got '" + v + "'";
-                    o.seed = static_cast<uint32_t>(seed);
+// The contract's core flags, then tlsnb's own: the resolver's, the chain's, the TLS version's,
+// the transport's and SIGPIPE's.
+const FlagTable<Options>& flags() {
+  static const FlagTable<Options> table = [] {
+    FlagTable<Options> t = core_flags<Options>();
+    t.insert({
+        {"--ns", {true, [](Options& o, const std::string& v) -> std::string {
+                    if (!split_host_port(v, &o.ns_ip, &o.ns_port) || !is_ipv4(o.ns_ip))
+                      return "expects IPv4:PORT, got '" + v + "'";
                     return "";
                   }}},
-  };
+        {"--dns-udp", toggle<Options>(&Options::ns_udp, true)},
+        {"--dns-timeout-ms", number<Options>(&Options::dns_timeout_ms, 1, 86400000)},
+        {"--allow-private", toggle<Options>(&Options::allow_private, true)},
+        {"--verify-depth", {true, [](Options& o, const std::string& v) -> std::string {
+                              long depth = 0;
+                              if (!parse_long(v, 0, 100, &depth)) return "expects an integer in 0..100, got '" + v + "'";
+                              o.verify_depth = static_cast<int>(depth);
+                              return "";
+                            }}},
+        {"--tls-max", choice<Options, int>(&Options::tls_max, "1.2", TLS1_2_VERSION, "1.3", TLS1_3_VERSION)},
+        {"--transport",
+         choice<Options, TransportKind>(&Options::transport, "bio", TransportKind::bio, "fd", TransportKind::fd)},
+        {"--sigpipe", choice<Options, bool>(&Options::sigpipe_ignore, "default", false, "ignore", true)},
+    });
+    return t;
+  }();
   return table;
 }
 
@@ -134,50 +43,14 @@ const std::map<std::string, Flag>& flags() {
 ParseResult parse_options(const std::vector<std::string>& args) {
   ParseResult result;
   Options o;
-  std::vector<std::string> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      result.help = true;
-      return result;
-    }
-    if (arg.size() < 2 || arg[0] != '-') {
-      positional.push_back(arg);
-      continue;
-    }
-    std::string flag = arg, value;
-    bool inline_value = false;
-    if (auto eq = arg.find('='); eq != std::string::npos && arg.rfind("--", 0) == 0) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inline_value = true;
-    }
-    auto it = flags().find(flag);
-    if (it == flags().end()) {
-      result.error = "unknown flag '" + flag + "' (see --help)";
-      return result;
-    }
-    if (it->second.takes_value && !inline_value) {
-      if (i + 1 >= args.size()) {
-        result.error = flag + ": missing value";
-        return result;
-      }
-      value = args[++i];
-    } else if (!it->second.takes_value && inline_value) {
-      result.error = flag + ": takes no value";
-      return result;
-    }
-    if (std::string err = it->second.apply(o, value); !err.empty()) {
-      result.error = flag + ": " + err;
-      return result;
-    }
-  }
-  if (positional.size() != 1) {
-    result.error = positional.empty() ? "missing TARGET:PORT" : "one TARGET:PORT expected, got '" + positional[1] + "'";
+  Arguments words = apply_flags(args, flags(), o);
+  if (words.help || !words.error.empty()) {
+    result.help = words.help;
+    result.error = words.error;
     return result;
   }
-  if (!split_host_port(positional[0], &o.target, &o.port)) {
-    result.error = "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '" + positional[0] + "'";
+  if (std::string err = take_target(words.positional, &o.target, &o.port); !err.empty()) {
+    result.error = err;
     return result;
   }
   if (o.name.empty()) o.name = o.target;

@@ -68,7 +68,6 @@ struct ParseResult {
 };
 
 ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lacks);
-bool is_ipv4(const std::string& text);
 
 // What main does with the verdict: --help prints `usage` on stdout (exit 0), an error its one
 // line on stderr, "PROGRAM: error" (exit 2 or 89). False then, with *exit_code set.
