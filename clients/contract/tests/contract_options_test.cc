@@ -1,0 +1,89 @@
+// The contract's command line as a client under test parses it: usage errors first (exit 2),
+// then what the client lacks (exit 89, its own reason), then a name without --connect.
+#include <gtest/gtest.h>
+
+#include "clients/contract/contract_options.h"
+
+namespace {
+
+const contract::Lacks lacks = {{{"--verify-depth", true, "no chain depth here"}, {"--dns-udp", false, "no resolver"}},
+                               "no socket I/O of its own",
+                               "(never resolves)"};
+
+contract::ParseResult parse(std::vector<std::string> args) { return contract::parse_options(args, lacks); }
+
+}  // namespace
+
+TEST(ContractOptions, DefaultsFollowTheContract) {
+  auto r = parse({"127.0.0.1:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "127.0.0.1");
+  EXPECT_TRUE(r.options->name_is_ip());
+  EXPECT_EQ(r.options->dial_ip(), "127.0.0.1");
+  EXPECT_EQ(r.options->count, 1);
+  EXPECT_EQ(r.options->parallel, 64);
+  EXPECT_EQ(r.options->tls_max, 13);
+  EXPECT_EQ(r.options->transport, contract::Transport::bio);
+  EXPECT_EQ(r.options->sigpipe, contract::Sigpipe::leave);
+}
+
+TEST(ContractOptions, EveryFlagIsParsed) {
+  auto r = parse({"--name", "hooks.test", "--connect", "127.0.0.2", "--tls-max", "1.2", "--sigpipe=ignore", "--seed",
+                  "7", "--body", "100", "--json", "hooks.test:8443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->dial_ip(), "127.0.0.2");
+  EXPECT_FALSE(r.options->name_is_ip());
+  EXPECT_EQ(r.options->tls_max, 12);
+  EXPECT_EQ(r.options->sigpipe, contract::Sigpipe::ignore);
+  EXPECT_EQ(r.options->seed, 7u);
+  EXPECT_EQ(r.options->body, 100);
+  EXPECT_TRUE(r.options->json);
+}
+
+TEST(ContractOptions, UsageErrorsComeBeforeWhatTheClientLacks) {
+  auto r = parse({"--verify-depth", "3", "--bogus", "127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, contract::exit_usage);
+  EXPECT_EQ(r.error, "unknown flag '--bogus' (see --help)");
+  r = parse({"--verify-depth", "3", "127.0.0.1:99999"});
+  EXPECT_EQ(r.exit_code, contract::exit_usage);
+  r = parse({"--dns-udp=1", "127.0.0.1:1"});
+  EXPECT_EQ(r.error, "--dns-udp: takes no value");
+}
+
+TEST(ContractOptions, TheFirstFlagLackedIsExit89WithItsReason) {
+  auto r = parse({"--dns-udp", "--verify-depth", "3", "--transport", "fd", "a.test:1"});
+  EXPECT_FALSE(r.options);
+  EXPECT_EQ(r.exit_code, contract::exit_lacking);
+  EXPECT_EQ(r.error, "no resolver");
+}
+
+TEST(ContractOptions, TransportFdIsLackedOnlyWhereTheClientSaysSo) {
+  auto r = parse({"--transport", "fd", "127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, contract::exit_lacking);
+  EXPECT_EQ(r.error, "no socket I/O of its own");
+  contract::Lacks has_fd = lacks;
+  has_fd.transport_fd = nullptr;
+  r = contract::parse_options({"--transport", "fd", "127.0.0.1:1"}, has_fd);
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->transport, contract::Transport::fd);
+}
+
+TEST(ContractOptions, ANameNeedsConnect) {
+  auto r = parse({"a.test:1"});
+  EXPECT_EQ(r.exit_code, contract::exit_usage);
+  EXPECT_EQ(r.error, "TARGET 'a.test' is a name: give --connect IP (never resolves)");
+  EXPECT_TRUE(parse({"--connect", "127.0.0.1", "a.test:1"}).options);
+}
+
+TEST(ContractOptions, ReadyToRunAnswersHelpAndErrorsWithTheirExitStatus) {
+  int code = -1;
+  testing::internal::CaptureStdout();
+  EXPECT_FALSE(contract::ready_to_run(parse({"--help"}), "client", "usage text\n", &code));
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "usage text\n");
+  EXPECT_EQ(code, 0);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(contract::ready_to_run(parse({"--verify-depth", "3", "127.0.0.1:1"}), "client", "", &code));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "client: no chain depth here\n");
+  EXPECT_EQ(code, contract::exit_lacking);
+  EXPECT_TRUE(contract::ready_to_run(parse({"127.0.0.1:1"}), "client", "", &code));
+}
