@@ -27,3 +27,34 @@ function(tlslab_gate)
     TIMEOUT ${G_TIMEOUT}
     ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR}")
 endfunction()
+
+# tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [LINK <lib...>])
+# Two static libraries of the same sources, warnings as errors: <name> (Release, for the programs
+# and every measurement) and <name>_san (ASan + UBSan, for the units and the sanitized runs).
+function(tlslab_library_twins name)
+  cmake_parse_arguments(L "" "" "SOURCES;INCLUDES;LINK" ${ARGN})
+  foreach(lib ${name} ${name}_san)
+    add_library(${lib} STATIC ${L_SOURCES})
+    target_include_directories(${lib} PUBLIC ${L_INCLUDES})
+    target_link_libraries(${lib} PUBLIC ${L_LINK})
+    target_compile_options(${lib} PRIVATE ${TLSLAB_WARNINGS} -Werror)
+  endforeach()
+  target_compile_options(${name}_san PUBLIC ${TLSLAB_SAN_FLAGS})
+  target_link_options(${name}_san PUBLIC ${TLSLAB_SAN_FLAGS})
+endfunction()
+
+# tlslab_clients_under_test(<var>): the rooms of clients/ with a profile, the reference's left out.
+# Re-configured when a profile comes or goes.
+function(tlslab_clients_under_test var)
+  file(GLOB profiles ${CMAKE_SOURCE_DIR}/clients/*/profile.toml)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${profiles} ${CMAKE_SOURCE_DIR}/clients)
+  set(names)
+  foreach(profile IN LISTS profiles)
+    get_filename_component(room ${profile} DIRECTORY)
+    get_filename_component(client ${room} NAME)
+    if(NOT client STREQUAL "tlsnb")
+      list(APPEND names ${client})
+    endif()
+  endforeach()
+  set(${var} ${names} PARENT_SCOPE)
+endfunction()

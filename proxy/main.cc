@@ -1,6 +1,5 @@
 // tlslab-proxy: a TCP fault proxy between a client and a server on loopback (README.md).
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "client/process_figures.h"
 #include "options.h"
 #include "relay_loop.h"
 #include "socket_ops.h"
@@ -31,17 +31,6 @@ void raise_descriptor_limit(long max_conns) {
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-// Descriptors open now: the REPORT's fds_at_start and fds_open, equal when every socket was closed.
-long open_descriptors() {
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return -1;
-  long count = 0;
-  while (dirent* entry = readdir(dir))
-    if (entry->d_name[0] != '.') ++count;
-  closedir(dir);
-  return count - 1;  // the listing's own descriptor
-}
-
 // SIGTERM and SIGINT wait in a signalfd; blocked before READY so that one sent at once is not lost.
 void block_stop_signals() {
   sigset_t stop_signals;
@@ -61,7 +50,7 @@ std::string address_text(const sockaddr_in& addr) {
 int run(const Options& o) {
   block_stop_signals();
   raise_descriptor_limit(o.max_conns);
-  long fds_at_start = open_descriptors();
+  long fds_at_start = tlsnb::count_open_fds();
   Tally tally;
   std::string error;
   {
@@ -82,7 +71,7 @@ int run(const Options& o) {
     std::fflush(stdout);
     error = loop.run();
   }
-  std::printf("REPORT %s\n", tally.json(o.seed, o.seed_given, fds_at_start, open_descriptors()).c_str());
+  std::printf("REPORT %s\n", tally.json(o.seed, o.seed_given, fds_at_start, tlsnb::count_open_fds()).c_str());
   std::fflush(stdout);
   if (!error.empty()) std::fprintf(stderr, "tlslab-proxy: %s\n", error.c_str());
   return error.empty() ? 0 : 1;
