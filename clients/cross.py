@@ -26,7 +26,8 @@ from harness.clients import ClientError, find_client
 # label -> (script, its extra flags, does it keep a record of differences)
 GATES = {
     "matrix": ("matrix/run_matrix.py", [], True),
-    "faults": ("shims/tests/faults_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
+    "faults": ("shims/tests/faults_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so",
+                                              "--proxy", "{build}/proxy/tlslab-proxy"], True),
     "client": ("client/tests/client_gate.py", [], True),
     "leaks": ("shims/tests/leaks_gate.py", ["--heap-shim", "{build}/shims/libtlslab_heap.so", "--counts", "200,2000",
                                             "--no-valgrind", "--only", "Success", "ExpiredCertificate"], False),
