@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .clients import UNSUPPORTED_EXIT, ClientError, Profile, find_client
+from .clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
@@ -121,7 +121,7 @@ class CaseLab:
     timeout: float = 120.0
     label: str = ""             # the gate's label (a profile's disabled cases are "label:case")
     program: str = "tlsnb"      # the process name the shims act in (TLSLAB_SHIM_PROGRAM)
-    profile: Optional[Profile] = None         # a client under test, None for the reference
+    profile: Optional[Profile] = None         # the client asked (the reference's profile included)
     record: Optional["CaseRecord"] = None     # its recorded differences in this gate
     transports: Optional[tuple[str, ...]] = ("bio", "fd")
 
@@ -277,9 +277,9 @@ def figures(run: Run, shim: Optional[dict]) -> str:
 
 def skip_reason(lab: CaseLab, row: CaseRow, case_id: str) -> Optional[str]:
     """Why a client under test is not asked this case (its profile says), or None."""
-    if lab.profile is None:
+    if lab.profile is None or lab.profile.reference:
         return None
-    if why := lab.profile.disabled_reason(lab.label, case_id) or lab.profile.disabled_reason(lab.label, row.case):
+    if why := lab.profile.disabled_reason(lab.label, case_id, row.case):
         return f"disabled in {lab.profile.path}: {why}"
     if row.shim.strip() != "-" and not lab.profile.shim_sees_io:
         return f"{lab.profile.name}'s I/O is not seen by an LD_PRELOAD shim (profile: shim_sees_io = false)"
@@ -411,16 +411,15 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         rerun += ["--io-shim", ns.io_shim]
     if ns.proxy:
         rerun += ["--proxy", ns.proxy]
+    try:
+        profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
+        record = None if profile.reference else CaseRecord(profile.room / f"{name}.toml", name)
+    except (ClientError, RowError) as e:
+        bad_input(prog, e)
+    lab.client, lab.profile, lab.record, lab.program = profile.command, profile, record, profile.program
+    lab.transports = ("bio", "fd") if profile.has("--transport") else None
     if ns.client:
-        try:
-            profile = find_client(ns.client, ns.build_dir or Path(ns.tlsnb).resolve().parent.parent)
-            profile.check_installed()
-            record = None if profile.reference else CaseRecord(profile.room / f"{name}.toml", name)
-        except (ClientError, RowError) as e:
-            bad_input(prog, e)
-        lab.client, lab.profile, lab.record, lab.program = profile.command, profile, record, profile.program
-        lab.transports = ("bio", "fd") if profile.has("--transport") else None
         rerun += ["--client", ns.client]
-    gate = Gate(name if not ns.client else f"{name} {lab.profile.name}")
+    gate = Gate(name if profile.reference else f"{name} {profile.name}")
     run_cases(gate, lab, rows, ns.only, rerun, update=ns.update)
     return gate.finish()

@@ -58,8 +58,9 @@ class Profile:
     def has(self, flag: str) -> bool:
         return flag in self.flags
 
-    def disabled_reason(self, label: str, case: str) -> Optional[str]:
-        return self.disabled.get(f"{label}:{case}")
+    def disabled_reason(self, label: str, *cases: str) -> Optional[str]:
+        """The profile's reason for not asking any of CASES (a case id, or its row's name) of LABEL."""
+        return next((self.disabled[f"{label}:{c}"] for c in cases if f"{label}:{c}" in self.disabled), None)
 
     def check_installed(self) -> None:
         missing = [r for r in self.requires if not Path(r).exists()]
@@ -120,6 +121,19 @@ def find_client(name_or_path: str, build: Path) -> Profile:
             known = ", ".join(sorted(p.parent.name for p in CLIENTS.glob("*/profile.toml")))
             raise ClientError(f"client {name_or_path!r}: unknown (clients with a profile: {known})")
     return load_profile(path, build)
+
+
+def gate_client(name_or_path: Optional[str], tlsnb: str, build: Optional[Path]) -> Profile:
+    """The client a gate asks: the one --client names (installed), or the reference, whose profile
+    is clients/tlsnb's with the gate's own --tlsnb as its program (a mutant's, in the mutants gate)."""
+    build = build or Path(tlsnb).resolve().parent.parent
+    if name_or_path:
+        client = find_client(name_or_path, build)
+        client.check_installed()
+        return client
+    reference = load_profile(CLIENTS / "tlsnb" / "profile.toml", build)
+    reference.command = reference.requires = [tlsnb]
+    return reference
 
 
 def all_clients(build: Path) -> list[Profile]:

@@ -31,7 +31,7 @@ from typing import Optional
 
 from crossing import SKIP, ClientRecord, write_results
 from harness import Gate, HarnessError, bad_input, gate_args, rerun_line, run_client
-from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, find_client
+from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
 from peers import start_lab_server, start_openssl_server
 from rows import GROUPS, TRANSPORTS, Row, RowError, RowFile
@@ -281,18 +281,6 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def the_client(args) -> Profile:
-    build = args.build_dir or Path(args.tlsnb).resolve().parent.parent
-    if not args.client:
-        return Profile(name="tlsnb", path=HERE.parent / "clients" / "tlsnb" / "profile.toml",
-                       library="the reference", command=[args.tlsnb], flags=["--transport", "--partial-chain",
-                                                                             "--verify-depth"],
-                       shim_sees_io=True, reference=True)
-    client = find_client(args.client, build)
-    client.check_installed()
-    return client
-
-
 def main() -> int:
     args = parse_args()
     try:
@@ -305,7 +293,7 @@ def main() -> int:
         if args.list:
             print("\n".join(row.name for row in selected))
             return 0
-        client = the_client(args)
+        client = gate_client(args.client, args.tlsnb, args.build_dir)
         record_file = None if client.reference else ClientRecord(client.room / "matrix.toml", {r.name for r in rows.rows})
     except (RowError, UnknownOutcome, OSError, ClientError) as e:
         bad_input("run_matrix.py", e)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_client, tls_server, verdict
-from harness.clients import ClientError, Profile, find_client
+from harness.clients import ClientError, Profile, gate_client
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
 
 HERE = Path(__file__).resolve().parent
@@ -156,7 +156,7 @@ def skipped(profile: Profile, case: str, row: Row) -> Optional[str]:
     """Why a client under test is not asked CASE (its profile says so), or None."""
     if profile.reference:
         return None
-    if why := profile.disabled_reason("leaks", case) or profile.disabled_reason("leaks", row.case):
+    if why := profile.disabled_reason("leaks", case, row.case):
         return f"disabled in {profile.path}: {why}"
     if row.inject != "-":
         return "the injected failure is of the reference's own BIO_new calls (shims/fail_bio_new.c counts the main program's)"
@@ -190,9 +190,7 @@ def main() -> int:
         p.add_argument("--no-valgrind", action="store_true", help="the longrun rows only (a sampled crossing)")
     ns = gate_args(__doc__.splitlines()[0], extra)
     try:
-        ns.profile = find_client(ns.client, ns.build_dir or Path(ns.tlsnb).resolve().parent.parent) if ns.client \
-            else Profile("tlsnb", HERE, "the reference", [ns.tlsnb], ["--transport"], True, reference=True)
-        ns.profile.check_installed()
+        ns.profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
     except ClientError as e:
         bad_input("leaks_gate.py", e)
     transports = None if not ns.profile.has("--transport") else ("bio", "fd")
