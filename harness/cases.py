@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal as signals
 import socket
 import sys
 from contextlib import ExitStack
@@ -301,10 +302,10 @@ def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], re
             if diff is not None and not diff.why.strip():
                 gate.check(case_id, False, f"{diff.where}: the difference is recorded without a reason: write kind and why")
                 continue
-            problems, figs, run, reports = Cell(lab, row, transport).run(
-                row.expect if update or exp_text == SKIP else exp_text)
+            cell = Cell(lab, row, transport)
+            problems, figs, run, reports = cell.run(row.expect if update or exp_text == SKIP else exp_text)
             if update and run is not None:
-                observed[case_id] = observe(row.expect, run, reports, lab, row, transport)
+                observed[case_id] = observe(row.expect, run, reports, cell.expand)
             if run is not None and unsupported(run):
                 line = (run.stderr.strip().splitlines() or ["exit 89"])[-1]
                 if exp_text == SKIP or update:
@@ -325,13 +326,14 @@ def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], re
         lab.record.write([c for r in rows for c, _ in r.crossed(lab.transports)], observed)
 
 
-def observe(reference: str, run: Run, reports: dict, lab: CaseLab, row: CaseRow, transport) -> Optional[str]:
+def observe(reference: str, run: Run, reports: dict, expand) -> Optional[str]:
     """What a client showed, in the expect grammar, or None when it held the reference's line:
     `skip` for exit 89, else its outcome counts and signal, and every other term of the
-    reference's line that held for it (the terms that did not hold are left out)."""
+    reference's line that held for it (the terms that did not hold are left out). EXPAND binds
+    the placeholders as the run bound them."""
     if unsupported(run):
         return SKIP
-    if not judge(parse(PLACEHOLDER.sub("0", reference)), run, reports) and not run.problem:
+    if not judge(parse(expand(reference)), run, reports):
         return None
     terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]
     if run.signal:
@@ -339,16 +341,12 @@ def observe(reference: str, run: Run, reports: dict, lab: CaseLab, row: CaseRow,
     for term in reference.split():
         if OUTCOME_TERM.match(term) or term.startswith(("signal=", "exit=")):
             continue
-        try:
-            if not judge(parse(PLACEHOLDER.sub("0", term)), run, reports):
-                terms.append(term)
-        except ExpectError:
-            continue
+        if not judge(parse(expand(term)), run, reports):
+            terms.append(term)
     return " ".join(terms)
 
 
 def signal_name(number: int) -> str:
-    import signal as signals
     try:
         return signals.Signals(number).name
     except ValueError:
