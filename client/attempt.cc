@@ -293,7 +293,10 @@ Attempt::Step Attempt::step_send() {
   if (transport_->pending_output()) {  // let the kernel take the last record before making more
     Io io = transport_->flush();
     if (io.kind == Io::error) return fail(ssl_failure_outcome(transport_failure(Stage::write, io)));
-    if (io.kind == Io::blocked) return Step::wait;
+    if (io.kind == Io::blocked) {
+      want_ = SSL_ERROR_WANT_WRITE;  // writable is all this step waits for (MemoryTransport::interest)
+      return Step::wait;
+    }
   }
   const std::string& request = shared_.request;
   ERR_clear_error();

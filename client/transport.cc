@@ -71,8 +71,13 @@ class MemoryTransport final : public Transport {
 
   bool pending_output() const override { return out_off_ < out_.size() || BIO_ctrl_pending(wbio_) > 0; }
 
-  uint32_t interest(int) const override {
-    return (eof_ ? 0u : uint32_t{EPOLLIN}) | (pending_output() ? uint32_t{EPOLLOUT} : 0u);
+  // Readable is asked for unless the attempt waits only to send: a peer that answers before the
+  // request is all sent (tls_server.py early-response) leaves the socket readable, and a readable
+  // socket nobody reads wakes a level-triggered epoll at once, every turn (a busy loop until the deadline).
+  uint32_t interest(int want) const override {
+    bool out = pending_output();
+    bool in = !eof_ && (want != SSL_ERROR_WANT_WRITE || !out);
+    return (in ? uint32_t{EPOLLIN} : 0u) | (out ? uint32_t{EPOLLOUT} : 0u);
   }
 
  private:

@@ -48,6 +48,12 @@ BEHAVIOURS: dict[str, str] = {
                             "then FIN without close_notify (truncation)",
     "chunked": "like normal, but answer with Transfer-Encoding: chunked (two chunks and the last chunk)",
     "trickle": "like normal, but send each response one byte per TLS record",
+    "ignore-close-notify": "complete the handshake, answer one request, then read nothing more: the client's "
+                           "close_notify is never read nor answered; the connection is held --hold-s, then dropped "
+                           "without a byte (a peer that never answers close_notify: bpo-29406)",
+    "early-response": "complete the handshake, read the request's head only, answer at once (Content-Length), then "
+                      "read nothing more and hold the connection --hold-s: a large POST body stays queued in the "
+                      "client when its response is complete (close with data queued: FLUSHING)",
 }
 
 VERSIONS: dict[str, ssl.TLSVersion] = {
@@ -119,6 +125,7 @@ class Config:
     body_size: int
     status: int
     delay_ms: int
+    hold_s: float
     verify_body_seed: Optional[int]
     workers: int
     refuse_resumption: bool
@@ -397,12 +404,36 @@ async def serve_close_without_notify(c: Conn) -> None:
     c.writer.transport.abort()  # the SSL transport's abort closes TCP without close_notify
 
 
+async def hold_unread(c: Conn) -> None:
+    """Read nothing more (what the client sends stays in the SSL transport's buffers, then the kernel's),
+    send nothing, and drop the connection after --hold-s without close_notify."""
+    c.writer.transport.pause_reading()
+    await asyncio.sleep(c.cfg.hold_s)
+    c.writer.transport.abort()
+
+
+async def serve_ignore_close_notify(c: Conn) -> None:
+    await c.handshake()
+    await c.read_request()
+    await c.send(c.response)
+    await hold_unread(c)
+
+
+async def serve_early_response(c: Conn) -> None:
+    await c.handshake()
+    await c.reader.readuntil(b"\r\n\r\n")
+    c.tally.requests += 1
+    await c.send(c.response)
+    await hold_unread(c)
+
+
 SERVE: dict[str, Callable[[Conn], Awaitable[None]]] = {
     "normal": serve_http, "slow-response": serve_http, "chunked": serve_http, "trickle": serve_http,
     "silent": serve_silent, "close-before-handshake": serve_close_before_handshake,
     "reset": serve_reset, "fin-then-reset": serve_fin_then_reset, "plaintext-http": serve_plaintext_http,
     "close-after-handshake": serve_close_after_handshake, "stall-response": serve_stall_response,
     "reset-mid-response": serve_reset_mid_response, "close-without-notify": serve_close_without_notify,
+    "ignore-close-notify": serve_ignore_close_notify, "early-response": serve_early_response,
 }
 assert SERVE.keys() == BEHAVIOURS.keys()
 
@@ -619,6 +650,8 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
     p.add_argument("--status", type=int, default=200, help="response status code (default 200)")
     p.add_argument("--delay-ms", type=int, default=1000, help="slow-response: wait before each response "
                                                                "(default 1000)")
+    p.add_argument("--hold-s", type=float, default=10.0,
+                   help="ignore-close-notify, early-response: how long the unread connection is held (default 10)")
     p.add_argument("--verify-body-seed", type=int, metavar="S",
                    help="check each request body: byte i = (i * 131 + S) %% 251; count misses in bad_bodies")
     p.add_argument("--workers", type=int, default=1, help="worker processes sharing the listening sockets and "
@@ -631,11 +664,11 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                         "non-ASCII SNI (internal_error alert), so it is off by default")
     p.add_argument("--verbose", action="store_true", help="log each connection and error on stderr")
     a = p.parse_args(argv)
-    if a.workers < 1 or a.body_size < 0:
-        p.error("--workers must be >= 1 and --body-size >= 0")
+    if a.workers < 1 or a.body_size < 0 or not 0 <= a.hold_s <= 600:
+        p.error("--workers must be >= 1, --body-size >= 0 and --hold-s within 0..600")
     return Config(chain=a.chain, key=a.key, hosts=a.host or ["127.0.0.1"], port=a.port, behaviour=a.behaviour,
                   min_version=a.min_version, max_version=a.max_version, ciphers=a.ciphers,
-                  num_tickets=a.num_tickets, body_size=a.body_size, status=a.status, delay_ms=a.delay_ms,
+                  num_tickets=a.num_tickets, body_size=a.body_size, status=a.status, delay_ms=a.delay_ms, hold_s=a.hold_s,
                   verify_body_seed=a.verify_body_seed, workers=a.workers, refuse_resumption=a.refuse_resumption,
                   drop_handshake_alerts=a.drop_handshake_alerts, record_sni=a.record_sni, verbose=a.verbose)
 
