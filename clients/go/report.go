@@ -169,6 +169,7 @@ func (r *report) summary(wallMs float64, peakFds, peakSockets int64) summaryCoun
 		for _, k := range keys {
 			outcomes = append(outcomes, jsonString(k)+":"+strconv.FormatInt(r.byOutcome[k], 10))
 		}
+		heap := liveHeap()
 		r.out.WriteString(newLine("summary").
 			num("count", r.count).
 			num("ok", r.ok).
@@ -185,8 +186,23 @@ func (r *report) summary(wallMs float64, peakFds, peakSockets int64) summaryCoun
 			num("peak_sockets", peakSockets).
 			num("gomaxprocs", int64(runtime.GOMAXPROCS(0))).
 			str("go_version", runtime.Version()).
+			num("heap_live_objects", int64(heap.HeapObjects)).
+			num("heap_live_bytes", int64(heap.HeapAlloc)).
+			num("goroutines", int64(runtime.NumGoroutine())).
 			done())
 	}
 	r.out.Flush()
 	return summaryCounts{failed: r.failed}
+}
+
+// liveHeap is Go's own count of what is still reachable at exit (the heap shim cannot see a
+// static Go program's heap): two collections, so that finalizers queued by the first have run
+// and what they freed is gone too, then runtime.MemStats. The leak gate compares it after a
+// short and a long run: an object kept per connection grows with the count.
+func liveHeap() runtime.MemStats {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m
 }
