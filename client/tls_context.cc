@@ -106,8 +106,12 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
       (o.tls_max != 0 && !SSL_CTX_set_max_proto_version(ctx.get(), o.tls_max)))
     return fail("protocol bounds could not be set", false);
   // gaps/partial_write_modes: one record at a time, and the buffer may move between retries.
-  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                                  SSL_MODE_RELEASE_BUFFERS);
+  // RELEASE_BUFFERS: an idle connection gives its record buffers back (memory for allocations);
+  // bench/allocs.py builds the variant that keeps them (TLSNB_KEEP_BUFFERS) to show the trade.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+#ifndef TLSNB_KEEP_BUFFERS
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
+#endif
   if (o.verify) {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
     bool use_system = o.system_trust || o.cafile.empty();

@@ -51,6 +51,7 @@ static uint64_t attempts;     /* allocation calls, the failed one included: N co
 static uint64_t allocations, frees, failures;
 static int64_t outstanding_bytes, outstanding_blocks;
 static int64_t peak_bytes;
+static uint64_t allocated_bytes; /* every block handed out, its usable size: bytes per request (bench/) */
 static uint64_t nth_reached, nth_size;
 static const char *nth_call = "";
 /* The unwinder's own allocations (stacks, backtraces) are not the client's: not counted. */
@@ -64,6 +65,7 @@ static void note_alloc(void *p) {
   if (inside) return;
   int64_t size = (int64_t)malloc_usable_size(p);
   ADD(allocations, 1);
+  ADD(allocated_bytes, (uint64_t)size);
   ADD(outstanding_blocks, 1);
   int64_t now = ADD(outstanding_bytes, size);
   int64_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
@@ -292,9 +294,9 @@ __attribute__((destructor(101))) static void heap_shim_report(void) {
       "tlslab-heap-shim {\"attempts\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"frees\":%" PRIu64
       ",\"failures\":%" PRIu64 ",\"outstanding_bytes\":%" PRId64 ",\"outstanding_blocks\":%" PRId64
       ",\"peak_bytes\":%" PRId64 ",\"fail_nth\":%" PRIu64 ",\"nth_reached\":%s,\"nth_call\":\"%s\""
-      ",\"nth_size\":%" PRIu64 ",\"fds_open\":%d",
+      ",\"nth_size\":%" PRIu64 ",\"fds_open\":%d,\"allocated_bytes\":%" PRIu64,
       attempts, allocations, frees, failures, outstanding_bytes, outstanding_blocks, peak_bytes, fail_nth,
-      nth_reached ? "true" : "false", nth_call, nth_size, shim_open_fds());
+      nth_reached ? "true" : "false", nth_call, nth_size, shim_open_fds(), allocated_bytes);
   if (live_mode() != LIVE_OFF) at += live_sizes_json(text + at, sizeof text - at - 2);
   at += (size_t)snprintf(text + at, sizeof text - at, "}\n");
   if (live_mode() == LIVE_STACKS) at += live_stacks_text(text + at, sizeof text - at - 1);
