@@ -33,7 +33,13 @@ ParseResult parse_options(const std::vector<std::string>& args) {
       {{"--verify-depth", true, "--verify-depth: libcurl 7.88 has no option for the chain depth "
                                 "(only the CURLOPT_SSL_CTX_FUNCTION escape hatch into OpenSSL)"},
        {"--ns", true, "--ns: libcurl resolves with getaddrinfo on a thread (or c-ares, not built here); "
-                      "it cannot be pointed at a DNS server per run"}},
+                      "it cannot be pointed at a DNS server per run"},
+       {"--crl", true, "not built: --crl: CURLOPT_CRLFILE would carry it; not set by this adapter yet"},
+       {"--crl-all", false, "not built: --crl-all: libcurl's CRLFILE always sets CRL_CHECK with CRL_CHECK_ALL on OpenSSL; not set by this adapter yet"},
+       {"--ocsp-staple", true, "not built: --ocsp-staple: CURLOPT_SSL_VERIFYSTATUS (require only) would carry it; not set by this adapter yet"},
+       {"--cert", true, "not built: --cert: CURLOPT_SSLCERT would carry it; not set by this adapter yet"},
+       {"--key", true, "not built: --key: CURLOPT_SSLKEY would carry it; not set by this adapter yet"},
+       {"--pin-sha256", true, "not built: --pin-sha256: CURLOPT_PINNEDPUBLICKEY (the leaf's key only) would carry it; not set by this adapter yet"}},
       // libcurl gives OpenSSL its own BIO method, whose read and write are libcurl's recv and
       // send (MSG_NOSIGNAL): the application moves the bytes, as tlsnb's bio. OpenSSL's socket
       // BIO (fd) is never used.

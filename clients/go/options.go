@@ -41,6 +41,12 @@ var unsupported = map[string]struct {
 	"--dns-udp":        {false, "no in-loop resolver: this client dials literals only"},
 	"--dns-timeout-ms": {true, "no in-loop resolver: this client dials literals only"},
 	"--allow-private":  {false, "no in-loop resolver: this client dials literals only"},
+	"--crl":            {true, "not built: crypto/tls checks no revocation (x509.RevocationList is parsed, never consulted by Verify)"},
+	"--crl-all":        {false, "not built: crypto/tls checks no revocation"},
+	"--ocsp-staple":    {true, "not built: crypto/tls hands over the staple (ConnectionState.OCSPResponse) but the standard library cannot parse OCSP"},
+	"--cert":           {true, "not built in this adapter (tls.Config.Certificates would carry it)"},
+	"--key":            {true, "not built in this adapter (tls.Config.Certificates would carry it)"},
+	"--pin-sha256":     {true, "not built in this adapter (VerifyPeerCertificate's verifiedChains would carry it)"},
 }
 
 var valueFlags = map[string]bool{
