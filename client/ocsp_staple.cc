@@ -68,6 +68,11 @@ bool must_staple(X509* cert) {
 }
 
 int judge_staple(SSL* ssl, StaplePolicy policy) {
+  // A resumed session carries the judgement of the full handshake that made it: only a
+  // handshake whose staple passed completes, and only a completed one yields a session. TLS 1.2
+  // resumption skips this callback; TLS 1.3's calls it with no staple and no verified chain
+  // (gaps/status_cb_not_on_resumption).
+  if (SSL_session_reused(ssl) == 1) return 1;
   X509* leaf = SSL_get0_peer_certificate(ssl);
   STACK_OF(X509)* chain = SSL_get0_verified_chain(ssl);
   if (leaf == nullptr || chain == nullptr) return 0;

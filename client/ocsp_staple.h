@@ -1,8 +1,9 @@
 // The stapled OCSP response (--ocsp-staple check|require), judged by the client itself:
 // OpenSSL asks for it but never verifies it (gaps/staple_not_verified). Called by OpenSSL's
-// status callback once the server's chain has verified; never on a resumed session (the
-// callback does not run: gaps/status_cb_not_on_resumption), which tlsnb accepts because a
-// session is cached only after a full handshake whose staple passed.
+// status callback once the server's chain has verified. A resumed session is accepted as it
+// is: TLS 1.2 resumption does not run the callback, TLS 1.3's runs it with no staple
+// (gaps/status_cb_not_on_resumption), and a session exists only after a full handshake whose
+// staple passed (client/tests/client.tsv staple-resumed).
 #pragma once
 
 #include <openssl/ssl.h>

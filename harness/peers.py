@@ -2,6 +2,8 @@
 `REPORT {json}` line when it stops (SIGTERM).
 
     with tls_server(certs, "leaf-ecdsa", "silent") as server: ... server.port ... server.report
+
+openssl s_server is the one peer that says `ACCEPT 127.0.0.1:PORT` instead (OpensslServer).
 """
 from __future__ import annotations
 
@@ -108,6 +110,20 @@ def tls_server(certs, cert: str, behaviour: str = "normal", *args, **kw) -> Serv
     """servers/tls_server.py serving CERT (leaf-ecdsa, expired, ...) from the certificate folder."""
     return Server.script("tls_server.py", "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
                          "--behaviour", behaviour, *args, **kw)
+
+
+class OpensslServer(Server):
+    """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
+
+    ready_pattern = re.compile(rb"^ACCEPT \S+:(\d+)$", re.M)
+
+
+def s_server(certs, cert: str, *args, **kw) -> Server:
+    """`openssl s_server` serving CERT.pem's first certificate with CERT.key, plus ARGS (`-www` to answer
+    HTTP, and to stay up: without it s_server ends when its stdin does; a staple: -status_file FILE),
+    no system store. It prints no REPORT."""
+    return OpensslServer(["openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", f"{certs}/{cert}.pem",
+                          "-key", f"{certs}/{cert}.key", "-no-CAfile", "-no-CApath", "-no-CAstore", *args], **kw)
 
 
 def dns_stub(*zones: str, **kw) -> Server:

@@ -39,7 +39,6 @@ ROW_KEYS: dict[str, tuple[type, bool]] = {
     "staple": (str, False),           # an OCSP response file (certs/*.ocsp) stapled by s_server (-status_file)
     "client_ca": (str, False),        # the server asks for a client certificate and verifies it against this
     "client_optional": (bool, False), # ... asks without requiring one (default: required)
-    "early_data": (bool, False),      # the server accepts TLS 1.3 early data (s_server -early_data)
     # the client's side: tlsnb --crl (each), --crl-all, --ocsp-staple, --cert/--key, --pin-sha256 (the
     # SPKI pin of each named certificate, read from the manifest), --hold-ms (read what arrives after
     # the handshake: a TLS 1.3 server's refusal of the client certificate)
