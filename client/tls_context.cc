@@ -183,6 +183,10 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
   // gaps/partial_write_modes: one record at a time, and the buffer may move between retries.
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                                   SSL_MODE_RELEASE_BUFFERS);
+  // A server's HelloRequest is refused (a no_renegotiation warning): a TLS 1.2 renegotiation
+  // would swap the peer's identity mid-connection unverified by any row; OpenSSL accepts it by
+  // default (tests/attempt_inprocess_test.cc ServerRenegotiationIsRefused: ok/0 without this line).
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION);
   if (o.verify) {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
     bool use_system = o.system_trust || o.cafile.empty();
