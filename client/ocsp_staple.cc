@@ -32,12 +32,15 @@ int refuse_with_reason(int ocsp_reason) {
   return 0;
 }
 
-// The OCSP library queues the lower layer's error first (an EVP or ASN.1 reason) and its own
-// summary last: keep the summary alone, so each way a staple fails is one detail.
+// The queue after a failed OCSP call holds a lower layer's reason (EVP, ASN.1) and the OCSP
+// library's, sometimes two of them (an unauthorised responder: MISSING_OCSPSIGNING_USAGE, then
+// ROOT_CA_NOT_TRUSTED from the fallback check): keep the first OCSP reason alone (else the last
+// first error), so each way a staple fails is one detail.
 int refuse_with_summary() {
-  unsigned long last = ERR_peek_last_error();
-  ERR_clear_error();
-  if (last != 0) ERR_raise(ERR_GET_LIB(last), ERR_GET_REASON(last));
+  unsigned long kept = 0, code = 0;
+  while ((code = ERR_get_error()) != 0)
+    if (kept == 0 || (ERR_GET_LIB(code) == ERR_LIB_OCSP && ERR_GET_LIB(kept) != ERR_LIB_OCSP)) kept = code;
+  if (kept != 0) ERR_raise(ERR_GET_LIB(kept), ERR_GET_REASON(kept));
   return 0;
 }
 

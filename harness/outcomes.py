@@ -26,7 +26,8 @@ class UnknownOutcome(ValueError):
 
 
 def _defines(path: Path, prefix: str) -> dict[str, int]:
-    pattern = re.compile(rf"^#\s*define\s+({prefix}\w*)\s+(\d+)\s*$", re.M)
+    # a trailing comment is allowed: x509_vfy.h has `#define X509_V_ERR_OCSP_VERIFY_NEEDED 73 /* ... */`
+    pattern = re.compile(rf"^#\s*define\s+({prefix}\w*)\s+(\d+)\s*(?:/\*.*\*/)?\s*$", re.M)
     return {m.group(1): int(m.group(2)) for m in pattern.finditer(path.read_text())}
 
 
