@@ -5,7 +5,7 @@
 
 Writes NAME.pem (the certificate, then its issuers up to but not including the
 self-signed root: the chain a server sends), NAME.key (its private key, PEM), one
-file per [[bundle]], NAME.crl per [[crl]], and manifest.json (every row of pki.toml with its files, the
+file per [[bundle]], NAME.crl per [[crl]], NAME.ocsp (DER) per [[ocsp]], and manifest.json (every row of pki.toml with its files, the
 tool that made it and the reason it exists). Keys are random; names, serials,
 dates and extensions are fixed by pki.toml, so the structure is the same on every
 run. The folder is emptied of .pem/.key/.crl files first, so nothing stale survives.
@@ -19,6 +19,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+from ocsp import ocsp_der
 from pki import Issued, PkiError, bundle_pem, crl_pem, make_cert
 
 HERE = Path(__file__).resolve().parent
@@ -56,12 +57,13 @@ def write_cert(out: Path, made: Issued) -> list[str]:
 def generate(spec_path: Path, out: Path) -> dict:
     spec = load_spec(spec_path)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in [*out.glob("*.pem"), *out.glob("*.key"), *out.glob("*.crl"), *out.glob("manifest.json")]:
+    for stale in [*out.glob("*.pem"), *out.glob("*.key"), *out.glob("*.crl"), *out.glob("*.ocsp"),
+                  *out.glob("manifest.json")]:
         stale.unlink()
     registry: dict[str, Issued] = {}
     manifest: dict = {"generator": "certs/gen.py", "spec": "certs/pki.toml",
                       "spec_sha256": hashlib.sha256(spec_path.read_bytes()).hexdigest(),
-                      "certs": {}, "bundles": {}, "crls": {}}
+                      "certs": {}, "bundles": {}, "crls": {}, "ocsp": {}}
     text = spec_path.read_text()
     for row, line in zip(spec.get("cert", []), table_lines(text, "cert")):
         try:
@@ -83,7 +85,16 @@ def generate(spec_path: Path, out: Path) -> dict:
             raise at_line(spec_path, line, e) from e
         manifest["crls"][row["name"]] = {"files": [f"{row['name']}.crl"], "issuer": row["issuer"],
                                          "revoked": row["revoked"], "what": row["what"], "tool": "cryptography"}
-    entries = [*manifest["certs"].values(), *manifest["bundles"].values(), *manifest["crls"].values()]
+    for row, line in zip(spec.get("ocsp", []), table_lines(text, "ocsp")):
+        try:
+            (out / f"{row['name']}.ocsp").write_bytes(ocsp_der(row, registry, out))
+        except (PkiError, KeyError) as e:
+            raise at_line(spec_path, line, e) from e
+        manifest["ocsp"][row["name"]] = {"files": [f"{row['name']}.ocsp"], "cert": row["cert"],
+                                         "status": row["status"], "what": row["what"],
+                                         "tool": row.get("tool", "openssl")}
+    entries = [*manifest["certs"].values(), *manifest["bundles"].values(), *manifest["crls"].values(),
+               *manifest["ocsp"].values()]
     manifest["files"] = sorted(f for entry in entries for f in entry["files"])
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
@@ -100,7 +111,7 @@ def main() -> int:
         print(f"gen.py: {e}", file=sys.stderr)
         return 2
     print(f"gen.py: {len(manifest['certs'])} certificates, {len(manifest['bundles'])} bundles, "
-          f"{len(manifest['crls'])} CRLs in {args.out}")
+          f"{len(manifest['crls'])} CRLs, {len(manifest['ocsp'])} OCSP responses in {args.out}")
     return 0
 
 

@@ -6,6 +6,7 @@ what cryptography 38 cannot (v1 certificates, explicit-curve EC keys): see opens
 """
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import ipaddress
@@ -30,11 +31,11 @@ class PkiError(Exception):
 
 ROW_KEYS = {"name", "what", "tool", "issuer", "ca", "key", "hash", "cn", "subject_as", "san",
             "basic_constraints", "key_usage", "eku", "aki", "not_before", "not_after",
-            "unknown_ext", "name_constraints", "tamper", "version", "san_fill"}
+            "unknown_ext", "name_constraints", "tamper", "version", "san_fill", "must_staple"}
 KEY_TYPES = {"p256", "p384", "rsa1024", "rsa2048", "rsa4096", "ed25519", "explicit-p256"}
 HASHES = {"sha256": hashes.SHA256, "sha384": hashes.SHA384, "sha1": hashes.SHA1, "md5": hashes.MD5}
 EKU = {"serverAuth": ExtendedKeyUsageOID.SERVER_AUTH, "clientAuth": ExtendedKeyUsageOID.CLIENT_AUTH,
-       "codeSigning": ExtendedKeyUsageOID.CODE_SIGNING}
+       "codeSigning": ExtendedKeyUsageOID.CODE_SIGNING, "OCSPSigning": ExtendedKeyUsageOID.OCSP_SIGNING}
 KU_FLAGS = ("digital_signature", "content_commitment", "key_encipherment", "data_encipherment",
             "key_agreement", "key_cert_sign", "crl_sign", "encipher_only", "decipher_only")
 KU = {"digitalSignature": "digital_signature", "keyEncipherment": "key_encipherment",
@@ -79,7 +80,17 @@ class Issued:
                 "not_after": c.not_valid_after.isoformat() + "Z",
                 "key": self.row.get("key", "p256"), "hash": self.row.get("hash", "sha256"),
                 "sha256": hashlib.sha256(c.public_bytes(serialization.Encoding.DER)).hexdigest(),
+                "spki_sha256": spki_pin(c),
                 "chain": [i.name for i in self.chain()]}
+
+
+def spki_pin(cert: x509.Certificate) -> Optional[str]:
+    """RFC 7469's pin-sha256 of the certificate (None for a key cryptography cannot read: explicit curves)."""
+    try:
+        spki = cert.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    except ValueError:
+        return None
+    return base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 def serial_for(name: str) -> int:
@@ -176,6 +187,8 @@ def extensions(row: dict, public_key, issuer: Optional[Issued]) -> list[tuple[x5
         exts.append((x509.NameConstraints(
             permitted_subtrees=[general_name(n, row["name"]) for n in nc.get("permitted", [])] or None,
             excluded_subtrees=[general_name(n, row["name"]) for n in nc.get("excluded", [])] or None), True))
+    if d.get("must_staple"):  # RFC 7633 TLS Feature: status_request
+        exts.append((x509.TLSFeature([x509.TLSFeatureType.status_request]), False))
     if "unknown_ext" in d:
         exts.append((x509.UnrecognizedExtension(UNKNOWN_EXT_OID, b"\x05\x00"), d["unknown_ext"] == "critical"))
     return exts
@@ -263,17 +276,23 @@ def make_cert(row: dict, registry: dict, defaults: dict, out: Path) -> Issued:
     raise PkiError(f"row {row['name']}: unknown tool {tool!r}")
 
 
+CRL_KEYS = {"name", "what", "issuer", "revoked", "last_update", "next_update", "tamper"}
+
+
 def crl_pem(row: dict, registry: dict, defaults: dict) -> bytes:
-    """A [[crl]]: the issuer's CRL listing the named certificates as revoked (dated at not_before)."""
+    """A [[crl]]: the issuer's CRL listing the named certificates as revoked (dated at not_before;
+    last_update/next_update move its window; tamper = "signature" flips the signature's last byte)."""
     for k in ("name", "what", "issuer", "revoked"):
         if k not in row:
             raise PkiError(f"crl {row.get('name', '?')}: missing {k!r}")
+    if set(row) - CRL_KEYS:
+        raise PkiError(f"crl {row['name']}: unknown keys {sorted(set(row) - CRL_KEYS)}")
     issuer = lookup(registry, row["issuer"], row["name"])
     when = utc(defaults["not_before"], row["name"], "not_before")
     builder = (x509.CertificateRevocationListBuilder()
                .issuer_name(issuer.cert.subject)
-               .last_update(when)
-               .next_update(utc(defaults["not_after"], row["name"], "not_after")))
+               .last_update(utc(row.get("last_update", defaults["not_before"]), row["name"], "last_update"))
+               .next_update(utc(row.get("next_update", defaults["not_after"]), row["name"], "next_update")))
     for name in row["revoked"]:
         revoked = lookup(registry, name, row["name"])
         if revoked.issuer is not issuer:
@@ -281,6 +300,10 @@ def crl_pem(row: dict, registry: dict, defaults: dict) -> bytes:
         builder = builder.add_revoked_certificate(
             x509.RevokedCertificateBuilder().serial_number(revoked.cert.serial_number).revocation_date(when).build())
     crl = builder.sign(issuer.key, HASHES["sha256"]())
+    if row.get("tamper") == "signature":
+        der = bytearray(crl.public_bytes(serialization.Encoding.DER))
+        der[-1] ^= 0x01
+        crl = x509.load_der_x509_crl(bytes(der))
     return crl.public_bytes(serialization.Encoding.PEM)
 
 

@@ -3,13 +3,34 @@
 #include <openssl/ssl.h>
 
 #include "flag_table.h"
+#include "pins.h"
 
 namespace tlsnb {
 
 namespace {
 
-// The contract's core flags, then tlsnb's own: the resolver's, the chain's, the TLS version's,
-// the transport's and SIGPIPE's.
+// --ocsp-staple off|check|require.
+Flag<Options> staple_policy() {
+  return {true, [](Options& o, const std::string& v) -> std::string {
+            if (v == "off") o.staple = StaplePolicy::off;
+            else if (v == "check") o.staple = StaplePolicy::check;
+            else if (v == "require") o.staple = StaplePolicy::require;
+            else return "expects off, check or require, got '" + v + "'";
+            return "";
+          }};
+}
+
+// The choices of trust that need each other: one line when they do not fit.
+std::string check_trust_choices(const Options& o) {
+  if (o.client_cert.empty() != o.client_key.empty()) return "--cert and --key go together";
+  if (!o.verify && !o.pins.empty()) return "--pin-sha256 needs verification: pins never replace it (drop --no-verify)";
+  if (!o.verify && (!o.crls.empty() || o.crl_all || o.staple != StaplePolicy::off))
+    return "--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)";
+  return "";
+}
+
+// The contract's core flags, then tlsnb's own: the resolver's, the chain's, revocation's,
+// the client certificate's, the pins', the TLS version's, the transport's and SIGPIPE's.
 const FlagTable<Options>& flags() {
   static const FlagTable<Options> table = [] {
     FlagTable<Options> t = core_flags<Options>();
@@ -28,6 +49,21 @@ const FlagTable<Options>& flags() {
                               o.verify_depth = static_cast<int>(depth);
                               return "";
                             }}},
+        {"--crl", {true, [](Options& o, const std::string& v) -> std::string {
+                     if (v.empty()) return "expects a non-empty value";
+                     o.crls.push_back(v);
+                     return "";
+                   }}},
+        {"--crl-all", toggle<Options>(&Options::crl_all, true)},
+        {"--ocsp-staple", staple_policy()},
+        {"--cert", text<Options>(&Options::client_cert)},
+        {"--key", text<Options>(&Options::client_key)},
+        {"--pin-sha256", {true, [](Options& o, const std::string& v) -> std::string {
+                            std::string raw;
+                            if (!decode_pin(v, &raw)) return "expects the base64 of 32 bytes (RFC 7469), got '" + v + "'";
+                            o.pins.push_back(raw);
+                            return "";
+                          }}},
         {"--tls-max", choice<Options, int>(&Options::tls_max, "1.2", TLS1_2_VERSION, "1.3", TLS1_3_VERSION)},
         {"--transport",
          choice<Options, TransportKind>(&Options::transport, "bio", TransportKind::bio, "fd", TransportKind::fd)},
@@ -66,6 +102,10 @@ ParseResult parse_options(const std::vector<std::string>& args) {
     result.error = "--ns needs TARGET to be a name, got the IP literal '" + o.target + "'";
     return result;
   }
+  if (std::string err = check_trust_choices(o); !err.empty()) {
+    result.error = err;
+    return result;
+  }
   result.options = o;
   return result;
 }
@@ -88,6 +128,19 @@ TARGET is an IPv4 literal or a name (a name needs --connect or --ns).
   --no-verify           do not verify the peer (controls only)
   --partial-chain       accept a chain ending at any trusted certificate (X509_V_FLAG_PARTIAL_CHAIN)
   --verify-depth N      maximum chain depth (OpenSSL's default when absent)
+  --crl FILE            a CRL (PEM; repeatable): the leaf's issuer must have a valid one (CRL_CHECK)
+  --crl-all             every certificate of the chain needs its issuer's CRL (CRL_CHECK_ALL)
+  --ocsp-staple off|check|require
+                        off (default): ask for no staple; check: ask, and a staple that comes must
+                        verify (signature, responder authorised, times within 300 s, the leaf's id,
+                        status good); require: one must come. A must-staple leaf makes check require.
+                        A resumed session is not checked again: it was cached only after a full
+                        handshake whose staple passed
+  --cert FILE --key FILE
+                        a client certificate (chain, PEM) and its key, sent when the server asks
+                        and names its issuer (or names none); a key that does not match: exit 2
+  --pin-sha256 BASE64   SPKI SHA-256 pin (RFC 7469; repeatable): after verification, a certificate
+                        of the verified chain must match one (handshake/50 when none does)
   --tls-max 1.2|1.3     highest protocol version offered (the lowest is always TLS 1.2)
   --transport bio|fd    memory BIOs moved with send/recv (default) or OpenSSL's socket BIO
   --sigpipe default|ignore
@@ -104,7 +157,9 @@ TARGET is an IPv4 literal or a name (a name needs --connect or --ns).
   --help                this text
 
 Outcomes (stage/detail): ok/0; connect/errno; handshake/X509_V_ERR_* or OpenSSL code,
--1 peer closed without an alert; write/code or errno; read/code or errno, -1 closed without
+-1 peer closed without an alert (revocation: 23 revoked, 3 no CRL, 12 CRL expired, 11 CRL not
+yet valid, 8 CRL signature, 35 issuer without cRLSign; staple: 23 revoked, 75 unknown, 73 none
+came, an OCSP_R_ code when it does not verify; 50 no pin matched); write/code or errno; read/code or errno, -1 closed without
 close_notify, -2 chunked response, -3 malformed response, 0 close_notify before the end;
 setup/what; lookup/negative resolver code; refused/packed IPv4; deadline/stage interrupted.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration.

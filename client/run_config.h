@@ -5,10 +5,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tlsnb {
 
 enum class TransportKind { bio, fd };
+
+// --ocsp-staple: off (nothing asked), check (a staple that comes must verify), require (one must come).
+enum class StaplePolicy { off, check, require };
 
 struct RunConfig {
   std::string target;        // TARGET of TARGET:PORT: an IP literal or a name
@@ -25,6 +29,12 @@ struct RunConfig {
   bool verify = true;
   bool partial_chain = false;
   int verify_depth = -1;     // -1: OpenSSL's default
+  std::vector<std::string> crls;   // --crl files: CRL_CHECK (the leaf's issuer must have one)
+  bool crl_all = false;            // --crl-all: CRL_CHECK_ALL (every certificate of the chain)
+  StaplePolicy staple = StaplePolicy::off;
+  std::string client_cert;         // --cert: sent when the server asks (with client_key)
+  std::string client_key;
+  std::vector<std::string> pins;   // --pin-sha256: base64 SPKI SHA-256, one must match the verified chain
   int tls_max = 0;           // 0: highest; else TLS1_2_VERSION / TLS1_3_VERSION
   TransportKind transport = TransportKind::bio;
   long count = 1;            // attempts in total

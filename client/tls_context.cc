@@ -8,20 +8,65 @@
 #include <cstdio>
 #include <cstring>
 
+#include "client_identity.h"
+#include "ocsp_staple.h"
+#include "pins.h"
+
 namespace tlsnb {
 
 namespace {
 
+SSL* ssl_of(X509_STORE_CTX* store) {
+  return static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+}
+
 int verify_callback(int ok, X509_STORE_CTX* store) {
   if (ok) return ok;
-  auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
-  if (ssl == nullptr) return ok;
-  auto* record = static_cast<VerifyRecord*>(SSL_get_ex_data(ssl, verify_record_index()));
-  if (record != nullptr && record->error == 0) {
-    record->error = X509_STORE_CTX_get_error(store);
-    record->depth = X509_STORE_CTX_get_error_depth(store);
-  }
+  if (SSL* ssl = ssl_of(store))
+    record_verify_error(ssl, X509_STORE_CTX_get_error(store), X509_STORE_CTX_get_error_depth(store));
   return ok;
+}
+
+// What the context's callbacks need beyond the RunConfig, owned by the SSL_CTX (freed with it).
+struct ContextPolicy {
+  std::vector<std::string> pins;
+  StaplePolicy staple = StaplePolicy::off;
+};
+
+void free_policy(void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) { delete static_cast<ContextPolicy*>(ptr); }
+
+int policy_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, free_policy);
+  return index;
+}
+
+const ContextPolicy& policy_of(SSL* ssl) {
+  return *static_cast<ContextPolicy*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), policy_index()));
+}
+
+// The chain first (X509_verify_cert, our verify_callback inside), then the pins against every
+// certificate of the verified chain: a chain that fails is never rescued by a pin.
+int verify_chain_then_pins(X509_STORE_CTX* store, void*) {
+  int ok = X509_verify_cert(store);
+  SSL* ssl = ssl_of(store);
+  if (ok != 1 || ssl == nullptr || policy_of(ssl).pins.empty()) return ok;
+  if (chain_matches_pin(X509_STORE_CTX_get0_chain(store), policy_of(ssl).pins)) return 1;
+  X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+  record_verify_error(ssl, X509_V_ERR_APPLICATION_VERIFICATION, 0);
+  return 0;
+}
+
+int on_status(SSL* ssl, void*) { return judge_staple(ssl, policy_of(ssl).staple); }
+
+// A readable PEM file holding at least one CRL, loaded into the store: "" or why not.
+std::string load_crl(X509_STORE* store, const std::string& path) {
+  ERR_clear_error();
+  X509_LOOKUP* lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
+  if (lookup == nullptr || X509_load_crl_file(lookup, path.c_str(), X509_FILETYPE_PEM) < 1) {
+    ERR_clear_error();
+    return "--crl: no PEM CRL could be loaded from '" + path + "'";
+  }
+  return "";
 }
 
 int cache_index() {
@@ -76,7 +121,33 @@ ContextResult fail(std::string why, bool config_error) {
   return result;
 }
 
+// CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), the staple's
+// judge, the pins: each only when asked, each owned by the context.
+std::string set_revocation(SSL_CTX* ctx, const RunConfig& o) {
+  auto* policy = new ContextPolicy{o.pins, o.staple};
+  SSL_CTX_set_ex_data(ctx, policy_index(), policy);
+  X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
+  for (const std::string& path : o.crls)
+    if (std::string why = load_crl(SSL_CTX_get_cert_store(ctx), path); !why.empty()) return why;
+  if (!o.crls.empty() || o.crl_all)
+    X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CRL_CHECK | (o.crl_all ? X509_V_FLAG_CRL_CHECK_ALL : 0));
+  if (o.staple != StaplePolicy::off) {
+    SSL_CTX_set_tlsext_status_type(ctx, TLSEXT_STATUSTYPE_ocsp);
+    SSL_CTX_set_tlsext_status_cb(ctx, on_status);
+  }
+  if (!o.pins.empty()) SSL_CTX_set_cert_verify_callback(ctx, verify_chain_then_pins, nullptr);
+  return "";
+}
+
 }  // namespace
+
+void record_verify_error(SSL* ssl, int error, int depth) {
+  auto* record = static_cast<VerifyRecord*>(SSL_get_ex_data(ssl, verify_record_index()));
+  if (record != nullptr && record->error == 0) {
+    record->error = error;
+    record->depth = depth;
+  }
+}
 
 int verify_record_index() {
   static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
@@ -89,8 +160,12 @@ int session_key_index() {
 }
 
 std::string trust_fingerprint(const RunConfig& o) {
+  std::string revocation = std::string(o.crl_all ? "crl-all" : "") + "|staple" + std::to_string(static_cast<int>(o.staple));
+  for (const std::string& crl : o.crls) revocation += "|" + crl;
+  for (const std::string& pin : o.pins) revocation += "|pin" + std::to_string(std::hash<std::string>{}(pin));
   return std::string(o.verify ? "verify" : "noverify") + "|" + o.cafile + "|" + (o.system_trust ? "sys" : "") + "|" +
-         (o.partial_chain ? "partial" : "") + "|" + std::to_string(o.verify_depth);
+         (o.partial_chain ? "partial" : "") + "|" + std::to_string(o.verify_depth) + "|" + revocation + "|" +
+         o.client_cert;
 }
 
 ContextResult make_context(const RunConfig& o, SessionCache* cache) {
@@ -112,6 +187,10 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
 #ifndef TLSNB_KEEP_BUFFERS
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_RELEASE_BUFFERS);
 #endif
+  // A server's HelloRequest is refused (a no_renegotiation warning): a TLS 1.2 renegotiation
+  // would swap the peer's identity mid-connection unverified by any row; OpenSSL accepts it by
+  // default (tests/attempt_inprocess_test.cc ServerRenegotiationIsRefused: ok/0 without this line).
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION);
   if (o.verify) {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
     bool use_system = o.system_trust || o.cafile.empty();
@@ -127,8 +206,13 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
     X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT);
     if (o.partial_chain) X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
     if (o.verify_depth >= 0) X509_VERIFY_PARAM_set_depth(param, o.verify_depth);
+    if (std::string why = set_revocation(ctx.get(), o); !why.empty()) return fail(why, true);
   } else {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
+  }
+  if (!o.client_cert.empty()) {
+    IdentityResult identity = load_client_identity(ctx.get(), o.client_cert, o.client_key);
+    if (!identity.error.empty()) return fail(identity.error, identity.config_error);
   }
   if (cache != nullptr) {
     SSL_CTX_set_ex_data(ctx.get(), cache_index(), cache);

@@ -27,6 +27,8 @@ struct VerifyRecord {
   int depth = -1;
 };
 int verify_record_index();  // SSL ex_data slot holding a VerifyRecord*
+// Records a verification failure the library did not report (a pin, a staple), first one wins.
+void record_verify_error(SSL* ssl, int error, int depth);
 int session_key_index();    // SSL ex_data slot holding the attempt's cache key (std::string*)
 
 // An identity for the trust configuration: part of every session cache key.

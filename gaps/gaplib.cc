@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <openssl/bn.h>
+#include <openssl/ocsp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
@@ -22,6 +23,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 namespace gap {
@@ -133,6 +136,7 @@ std::string verify_name(long v) {
       {X509_V_ERR_EE_KEY_TOO_SMALL, "EE_KEY_TOO_SMALL"},
       {X509_V_ERR_CA_KEY_TOO_SMALL, "CA_KEY_TOO_SMALL"},
       {X509_V_ERR_CA_MD_TOO_WEAK, "CA_MD_TOO_WEAK"},
+      {X509_V_ERR_CERT_REVOKED, "CERT_REVOKED"},
   };
   auto it = names.find(v);
   return it != names.end() ? it->second : std::to_string(v);
@@ -168,6 +172,43 @@ Ctx server_ctx(X509* cert, EVP_PKEY* key) {
     die("cannot use minted certificate: " + reason_name(ERR_peek_last_error()));
   }
   return ctx;
+}
+
+namespace {
+int staple_from_arg(SSL* ssl, void* arg) {
+  const auto* der = static_cast<const std::string*>(arg);
+  auto* copy = static_cast<unsigned char*>(OPENSSL_memdup(der->data(), der->size()));  // the SSL frees it
+  if (copy == nullptr || SSL_set_tlsext_status_ocsp_resp(ssl, copy, static_cast<long>(der->size())) != 1)
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  return SSL_TLSEXT_ERR_OK;
+}
+}  // namespace
+
+void staple(SSL_CTX* server, const std::string& ocsp_name) {
+  static std::map<std::string, std::string> loaded;  // lives as long as any context using it
+  std::string& der = loaded[ocsp_name];
+  std::ifstream in(cert_file(ocsp_name), std::ios::binary);
+  der.assign(std::istreambuf_iterator<char>(in), {});
+  if (der.empty()) die("empty OCSP response " + ocsp_name);
+  SSL_CTX_set_tlsext_status_cb(server, staple_from_arg);
+  SSL_CTX_set_tlsext_status_arg(server, &der);
+}
+
+std::string staple_status(SSL* client) {
+  const unsigned char* p = nullptr;
+  long len = SSL_get_tlsext_status_ocsp_resp(client, &p);
+  if (p == nullptr || len <= 0) return "none";
+  OCSP_RESPONSE* resp = d2i_OCSP_RESPONSE(nullptr, &p, len);
+  OCSP_BASICRESP* basic = resp ? OCSP_response_get1_basic(resp) : nullptr;
+  std::string status = "unreadable";
+  if (basic != nullptr && OCSP_resp_count(basic) == 1) {
+    int reason = 0;
+    int s = OCSP_single_get0_status(OCSP_resp_get0(basic, 0), &reason, nullptr, nullptr, nullptr);
+    status = s == V_OCSP_CERTSTATUS_GOOD ? "good" : s == V_OCSP_CERTSTATUS_REVOKED ? "revoked" : "unknown";
+  }
+  OCSP_BASICRESP_free(basic);
+  OCSP_RESPONSE_free(resp);
+  return status;
 }
 
 Ctx client_ctx() {

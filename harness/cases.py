@@ -39,7 +39,7 @@ from .clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
-from .peers import HarnessError, Server, dns_stub, mux, tls_server
+from .peers import HarnessError, Server, dns_stub, mux, s_server, tls_server
 from .rows import RowError, load_toml, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
@@ -47,7 +47,7 @@ from .shims import IO_TAG, io_env, read_report
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
-PEER_KINDS = ("tls", "dns", "mux", "proxy")
+PEER_KINDS = ("tls", "s_server", "dns", "mux", "proxy")
 
 
 @dataclass
@@ -205,6 +205,10 @@ class Cell:
                 cert, behaviour, *args = words + ["normal"] if len(words) == 1 else words
                 peers[name] = stack.enter_context(tls_server(self.lab.certs, cert, behaviour, *args))
                 self.values["port" if name == "server" else f"port{name[6:]}"] = str(peers[name].port)
+            elif kind == "s_server":  # openssl s_server CERT [its flags]: what tls_server.py cannot (a staple)
+                cert, *args = words
+                peers["server"] = stack.enter_context(s_server(self.lab.certs, cert, *args))
+                self.values["port"] = str(peers["server"].port)
             elif kind == "proxy":
                 upstream, *faults = words
                 argv = [self.lab.proxy, "--upstream", f"127.0.0.1:{upstream}", "--seed", str(self.lab.seed),

@@ -3,6 +3,7 @@
 An expectation is written `ok` or `STAGE/DETAIL`, DETAIL being a name:
   X509_V_ERR_*          a verification error (x509_vfy.h), e.g. handshake/X509_V_ERR_CERT_HAS_EXPIRED
   SSL_R_*               an OpenSSL SSL-library reason, packed as ERR_peek_error() gives it (sslerr.h)
+  OCSP_R_*              an OCSP-library reason, packed the same way (ocsperr.h): a staple that did not verify
   ERR_<lib>_<reason>    any other packed OpenSSL error, by numbers (no name to give it)
   PEER_CLOSED           -1: the peer closed without an alert (DESIGN.md)
   E*                    an errno name (connect, write, read stages)
@@ -25,7 +26,8 @@ class UnknownOutcome(ValueError):
 
 
 def _defines(path: Path, prefix: str) -> dict[str, int]:
-    pattern = re.compile(rf"^#\s*define\s+({prefix}\w*)\s+(\d+)\s*$", re.M)
+    # a trailing comment is allowed: x509_vfy.h has `#define X509_V_ERR_OCSP_VERIFY_NEEDED 73 /* ... */`
+    pattern = re.compile(rf"^#\s*define\s+({prefix}\w*)\s+(\d+)\s*(?:/\*.*\*/)?\s*$", re.M)
     return {m.group(1): int(m.group(2)) for m in pattern.finditer(path.read_text())}
 
 
@@ -35,6 +37,9 @@ class OutcomeNames:
         lib_ssl = _defines(include_dir / "err.h", "ERR_LIB_SSL")["ERR_LIB_SSL"]
         self.ssl = {name: (lib_ssl << ERR_LIB_SHIFT) | reason
                     for name, reason in _defines(include_dir / "sslerr.h", "SSL_R_").items()}
+        lib_ocsp = _defines(include_dir / "err.h", "ERR_LIB_OCSP")["ERR_LIB_OCSP"]
+        self.ssl.update({name: (lib_ocsp << ERR_LIB_SHIFT) | reason
+                         for name, reason in _defines(include_dir / "ocsperr.h", "OCSP_R_").items()})
         self.errno = {name: code for code, name in errno.errorcode.items()}
         if not self.verify or not self.ssl:
             raise UnknownOutcome(f"no X509_V_ERR_/SSL_R_ definitions under {include_dir}")

@@ -2,6 +2,8 @@
 `REPORT {json}` line when it stops (SIGTERM).
 
     with tls_server(certs, "leaf-ecdsa", "silent") as server: ... server.port ... server.report
+
+openssl s_server is the one peer that says `ACCEPT 127.0.0.1:PORT` instead (OpensslServer).
 """
 from __future__ import annotations
 
@@ -36,13 +38,16 @@ class Server:
     # The line that says a peer listens, and the group holding its port.
     ready_pattern = re.compile(rb"^READY (\d+)$", re.M)
 
-    def __init__(self, argv: list[str], ready_timeout: float = 15.0, env: Optional[dict] = None):
+    def __init__(self, argv: list[str], ready_timeout: float = 15.0, env: Optional[dict] = None,
+                 hold_stdin: bool = False):
         self.argv = [str(a) for a in argv]
-        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env=env, start_new_session=True, preexec_fn=die_with_parent)
+        # hold_stdin: a pipe nobody writes, for a peer that ends when its input does (s_server)
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE if hold_stdin else None, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+                                     preexec_fn=die_with_parent)
         self._early = b""  # stdout read while waiting for the ready line
         self.report: dict = {}
-        self.stderr = ""
+        self.stderr = self.stdout = ""
         self.port = self._await_ready(ready_timeout)
 
     @classmethod
@@ -87,6 +92,7 @@ class Server:
         else:
             out, self.stderr = self.proc.communicate()
         out = self._early.decode(errors="replace") + (out or "")
+        self.stdout = out
         for line in reversed(out.splitlines()):
             if line.startswith("REPORT "):
                 self.report = json.loads(line[len("REPORT "):])
@@ -108,6 +114,30 @@ def tls_server(certs, cert: str, behaviour: str = "normal", *args, **kw) -> Serv
     """servers/tls_server.py serving CERT (leaf-ecdsa, expired, ...) from the certificate folder."""
     return Server.script("tls_server.py", "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
                          "--behaviour", behaviour, *args, **kw)
+
+
+class OpensslServer(Server):
+    """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
+
+    ready_pattern = re.compile(rb"^ACCEPT \S+:(\d+)$", re.M)
+
+    def stop(self, timeout: float = 10.0) -> dict:
+        """s_server prints no REPORT; with -early_data its log says, per connection, whether early
+        data came: counted as report["early_data"] = {"none": N, "received": N}."""
+        super().stop(timeout)
+        lines = self.stdout.splitlines()
+        self.report = {"early_data": {"none": sum(line == "No early data received" for line in lines),
+                                      "received": sum(line.startswith("Early data received") for line in lines)}}
+        return self.report
+
+
+def s_server(certs, cert: str, *args, **kw) -> Server:
+    """`openssl s_server` serving CERT.pem's first certificate with CERT.key, plus ARGS (`-www` to answer
+    HTTP; a staple: -status_file FILE; early data: -early_data, which -www excludes), no system store.
+    Its stdin is a pipe held open (it ends when its input does)."""
+    return OpensslServer(["openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", f"{certs}/{cert}.pem",
+                          "-key", f"{certs}/{cert}.key", "-no-CAfile", "-no-CApath", "-no-CAstore", *args],
+                         hold_stdin=True, **kw)
 
 
 def dns_stub(*zones: str, **kw) -> Server:

@@ -11,17 +11,10 @@ import threading
 import re
 from pathlib import Path
 
-from harness import Server
+from harness import OpensslServer, Server
 
 OPENSSL_VERSION = {"1.0": "TLSv1", "1.1": "TLSv1.1", "1.2": "TLSv1.2", "1.3": "TLSv1.3"}
-ACCEPT_LINE = re.compile(rb"^ACCEPT \S+:(\d+)$", re.M)
 PEM_BLOCK = re.compile(rb"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----\n?", re.S)
-
-
-class OpensslServer(Server):
-    """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
-
-    ready_pattern = ACCEPT_LINE
 
 
 SECLEVEL_CONF = """\
@@ -53,6 +46,8 @@ def start_lab_server(row, certs: Path, work: Path) -> Server:
     for flag, key in (("--min-version", "server_min"), ("--max-version", "server_max"), ("--ciphers", "ciphers")):
         if row.get(key):
             args += [flag, row.get(key)]
+    if row.get("client_ca"):
+        args += ["--client-ca", certs / row.get("client_ca")] + (["--client-optional"] if row.get("client_optional") else [])
     return Server.script("tls_server.py", *args, env=server_env(row, work))
 
 
@@ -81,6 +76,12 @@ def start_openssl_server(row, certs: Path, work: Path) -> Server:
         argv += ["-max_protocol", OPENSSL_VERSION[row.get("server_max")]]
     if row.get("ciphers"):
         argv += ["-cipher", row.get("ciphers")]
+    if row.get("staple"):
+        argv += ["-status_file", str(certs / row.get("staple"))]
+    if row.get("client_ca"):  # -verify asks, -Verify requires; the CA file's names go in the request;
+        # without -verify_return_error s_server logs a bad client certificate and goes on
+        argv += ["-verify" if row.get("client_optional") else "-Verify", "1", "-verify_return_error",
+                 "-CAfile", str(certs / row.get("client_ca"))]
     # No system store: s_server would otherwise be free to complete a chain we left short on purpose.
     argv += ["-no-CAfile", "-no-CApath", "-no-CAstore"]
     return OpensslServer(argv, env=server_env(row, work))

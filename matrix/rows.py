@@ -15,7 +15,8 @@ VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
 SERVERS = ("lab", "s_server")      # tls_server.py, openssl s_server
 SERVER_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
-GROUPS = ("chain", "ca", "time", "revocation", "names", "keys", "constraints", "precedence", "protocol", "trustme")
+GROUPS = ("chain", "ca", "time", "revocation", "names", "keys", "constraints", "precedence", "protocol", "trustme",
+          "identity")
 # key -> (type, required). `bio`/`fd` may also be a table keyed by client version ("1.2"), or by
 # version and server ("1.2 lab") where the two servers end a cell differently; `depth` by "bio 1.2".
 ROW_KEYS: dict[str, tuple[type, bool]] = {
@@ -32,7 +33,19 @@ ROW_KEYS: dict[str, tuple[type, bool]] = {
     "interop": (bool, False),         # also run against openssl s_server (default true)
     "interop_why": (str, False),      # why not, when interop = false
     "servers_differ": (str, False),   # why an expectation names a server ("1.2 lab"): the peers end it differently
+    "lab": (bool, False),             # also run against tls_server.py (default true)
+    "lab_why": (str, False),          # why not, when lab = false (a server feature Python's ssl lacks)
+    # the server's side of revocation and identity
+    "staple": (str, False),           # an OCSP response file (certs/*.ocsp) stapled by s_server (-status_file)
+    "client_ca": (str, False),        # the server asks for a client certificate and verifies it against this
+    "client_optional": (bool, False), # ... asks without requiring one (default: required)
+    # the client's side: tlsnb --crl (each), --crl-all, --ocsp-staple, --cert/--key, --pin-sha256 (the
+    # SPKI pin of each named certificate, read from the manifest), --hold-ms (read what arrives after
+    # the handshake: a TLS 1.3 server's refusal of the client certificate)
+    "crl": (list, False), "crl_all": (bool, False), "ocsp_staple": (str, False),
+    "client_cert": (str, False), "client_key": (str, False), "pins": (list, False), "hold_ms": (int, False),
 }
+STAPLE_POLICIES = ("off", "check", "require")
 
 Expect = Union[str, dict]
 
@@ -46,7 +59,7 @@ class Row(TomlRow):
 
     @property
     def servers(self) -> list[str]:
-        return list(SERVERS) if self.fields.get("interop", True) else ["lab"]
+        return [s for s in SERVERS if self.fields.get({"lab": "lab", "s_server": "interop"}[s], True)]
 
     @property
     def failure(self) -> bool:
@@ -93,9 +106,15 @@ class RowFile:
         import json
         manifest = self.certs / "manifest.json"
         try:
-            return set(json.loads(manifest.read_text())["files"])
+            data = json.loads(manifest.read_text())
+            self.pins = {name: cert.get("spki_sha256") for name, cert in data["certs"].items()}
+            return set(data["files"])
         except (OSError, ValueError, KeyError) as e:
             raise RowError(f"{manifest}:1: not a certs manifest ({e}); build the 'certs' target") from e
+
+    def pin_of(self, cert: str) -> Optional[str]:
+        """RFC 7469's pin-sha256 of a certificate of the manifest (gen.py computed it)."""
+        return self.pins.get(cert)
 
     def _check_expectations_present(self, row: Row) -> None:
         if self.require_expectations:
@@ -106,10 +125,22 @@ class RowFile:
     def _check_values(self, row: Row, manifest_files: set[str]) -> None:
         if row.get("group") not in GROUPS:
             raise self.fail(row, "group", f"group must be one of {', '.join(GROUPS)}")
-        for key in ("chain", "key", "cafile"):
+        for key in ("chain", "key", "cafile", "staple", "client_ca", "client_cert", "client_key"):
             value = row.get(key)
             if value and (value not in manifest_files or not (self.certs / value).is_file()):
                 raise self.fail(row, key, f"certificate file {value!r} is not in {self.certs}/manifest.json")
+        for value in row.get("crl", []):
+            if value not in manifest_files:
+                raise self.fail(row, "crl", f"CRL file {value!r} is not in {self.certs}/manifest.json")
+        for value in row.get("pins", []):
+            if not self.pin_of(value):
+                raise self.fail(row, "pins", f"{value!r} is not a certificate with a pin in {self.certs}/manifest.json")
+        if row.get("ocsp_staple", "off") not in STAPLE_POLICIES:
+            raise self.fail(row, "ocsp_staple", f"ocsp_staple must be one of {', '.join(STAPLE_POLICIES)}")
+        if not row.servers:
+            raise self.fail(row, "lab", "lab = false and interop = false leave no server")
+        if row.get("lab") is False and not row.get("lab_why"):
+            raise self.fail(row, "lab", "lab = false needs lab_why")
         for key in ("server_min", "server_max"):
             if key in row.fields and row.get(key) not in SERVER_VERSIONS:
                 raise self.fail(row, key, f"{key} must be one of {', '.join(SERVER_VERSIONS)}")

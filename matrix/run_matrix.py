@@ -68,6 +68,22 @@ class Observation:
     unsupported: str = ""            # the client's own line when it exited 89
 
 
+def revocation_args(row: Row, rows: RowFile) -> list[str]:
+    """--crl, --crl-all, --ocsp-staple, --cert/--key, --pin-sha256: the client's choices of revocation,
+    identity and pinning (options a client under test without them answers with exit 89)."""
+    certs = rows.certs
+    args = [a for crl in row.get("crl", []) for a in ("--crl", str(certs / crl))]
+    if row.get("crl_all"):
+        args.append("--crl-all")
+    if row.get("ocsp_staple"):
+        args += ["--ocsp-staple", row.get("ocsp_staple")]
+    if row.get("client_cert"):
+        args += ["--cert", str(certs / row.get("client_cert")), "--key", str(certs / row.get("client_key"))]
+    if row.get("hold_ms"):
+        args += ["--hold-ms", str(row.get("hold_ms"))]
+    return args + [a for pin in row.get("pins", []) for a in ("--pin-sha256", rows.pin_of(pin))]
+
+
 def client_args(row: Row, certs: Path, port: int, transport: Optional[str], version: str) -> list[str]:
     args = [f"127.0.0.1:{port}", "--name", row.get("host", DEFAULT_HOST), "--tls-max", version, "--requests", "0"]
     if transport:
@@ -84,10 +100,10 @@ def client_args(row: Row, certs: Path, port: int, transport: Optional[str], vers
     return args
 
 
-def observe(cell: Cell, client: Profile, certs: Path, port: int, names: OutcomeNames, timeout: float) -> Observation:
+def observe(cell: Cell, client: Profile, rows: RowFile, port: int, names: OutcomeNames, timeout: float) -> Observation:
     obs = Observation(cell)
-    run = run_client(client.command, client_args(cell.row, certs, port, cell.transport, cell.version),
-                     timeout=timeout)
+    run = run_client(client.command, client_args(cell.row, rows.certs, port, cell.transport, cell.version) +
+                     revocation_args(cell.row, rows), timeout=timeout)
     if run.rc == UNSUPPORTED_EXIT and not run.attempts:
         obs.outcome, obs.unsupported = SKIP, run.stderr.strip().splitlines()[-1:][0] if run.stderr.strip() else "exit 89"
         return obs
@@ -133,7 +149,7 @@ class Matrix:
         except HarnessError as e:
             return [Observation(c, problem=f"{SERVER_PROGRAMS[server]} did not start: {e}") for c in cells]
         try:
-            return [observe(c, self.client, self.args.certs, peer.port, self.names, self.args.cell_timeout)
+            return [observe(c, self.client, self.rows, peer.port, self.names, self.args.cell_timeout)
                     for c in cells]
         finally:
             peer.stop()

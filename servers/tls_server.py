@@ -132,6 +132,8 @@ class Config:
     drop_handshake_alerts: bool
     record_sni: bool
     verbose: bool
+    client_ca: Optional[str] = None   # ask for a client certificate, verified against this CA file
+    client_optional: bool = False     # ... without requiring one
 
 
 def make_context(cfg: Config, tally: Tally) -> ssl.SSLContext:
@@ -148,6 +150,9 @@ def make_context(cfg: Config, tally: Tally) -> ssl.SSLContext:
         ctx.set_ciphers(cfg.ciphers)
     if cfg.num_tickets is not None:
         ctx.num_tickets = cfg.num_tickets
+    if cfg.client_ca:  # Python's ssl sends no CA names in the request (no SSL_CTX_set_client_CA_list)
+        ctx.load_verify_locations(cfg.client_ca)
+        ctx.verify_mode = ssl.CERT_OPTIONAL if cfg.client_optional else ssl.CERT_REQUIRED
 
     def record_sni(_obj: ssl.SSLObject, name: Optional[str], _ctx: ssl.SSLContext) -> None:
         Tally.bump(tally.sni, name if name is not None else "(none)")
@@ -663,6 +668,9 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                    help="count the SNI names in the REPORT (sni); Python then aborts the handshake of a "
                         "non-ASCII SNI (internal_error alert), so it is off by default")
     p.add_argument("--verbose", action="store_true", help="log each connection and error on stderr")
+    p.add_argument("--client-ca", help="ask every client for a certificate and verify it against this CA file "
+                                       "(PEM); the handshake fails without one unless --client-optional")
+    p.add_argument("--client-optional", action="store_true", help="with --client-ca: ask, do not require")
     a = p.parse_args(argv)
     if a.workers < 1 or a.body_size < 0 or not 0 <= a.hold_s <= 600:
         p.error("--workers must be >= 1, --body-size >= 0 and --hold-s within 0..600")
@@ -670,7 +678,8 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                   min_version=a.min_version, max_version=a.max_version, ciphers=a.ciphers,
                   num_tickets=a.num_tickets, body_size=a.body_size, status=a.status, delay_ms=a.delay_ms, hold_s=a.hold_s,
                   verify_body_seed=a.verify_body_seed, workers=a.workers, refuse_resumption=a.refuse_resumption,
-                  drop_handshake_alerts=a.drop_handshake_alerts, record_sni=a.record_sni, verbose=a.verbose)
+                  drop_handshake_alerts=a.drop_handshake_alerts, record_sni=a.record_sni, verbose=a.verbose,
+                  client_ca=a.client_ca, client_optional=a.client_optional)
 
 
 def main() -> None:

@@ -149,6 +149,7 @@ class OneByteWay {
 enum class Misbehaviour {
   none,
   close_mid_response,  // the second response stops 16 bytes into its body: no close_notify, a FIN
+  renegotiate,         // after the first response a TLS 1.2 HelloRequest; no answer until renegotiated
 };
 
 // The server: an SSL on its socket that answers each GET with 200 and a 64-byte body.
@@ -165,7 +166,7 @@ class Server {
     ERR_clear_error();
     if (!SSL_is_init_finished(ssl_.get())) {
       end_unless_waiting(SSL_do_handshake(ssl_.get()));
-    } else if (!out_.empty()) {
+    } else if (!out_.empty() && SSL_renegotiate_pending(ssl_.get()) != 1) {  // nothing answered mid-renegotiation
       write_response();
     } else {
       read_request();
@@ -191,6 +192,8 @@ class Server {
     if (n <= 0) return end_unless_waiting(n);
     out_.erase(0, static_cast<size_t>(n));
     if (out_.empty() && bug_ == Misbehaviour::close_mid_response && requests_ == 2) close_without_notify();
+    if (out_.empty() && bug_ == Misbehaviour::renegotiate && requests_ == 1 && SSL_renegotiate(ssl_.get()) == 1)
+      end_unless_waiting(SSL_do_handshake(ssl_.get()));
   }
 
   void end_unless_waiting(int result) {
@@ -346,6 +349,18 @@ TEST_P(AttemptInProcess, WrongNameWithoutVerificationIsOk) {
   ASSERT_NO_FATAL_FAILURE(run(Misbehaviour::none));
   EXPECT_EQ(outcome_.key(), "ok/0") << outcome_.text;
   EXPECT_EQ(requests_done_, 2);
+}
+
+/* The server asks to renegotiate (TLS 1.2 HelloRequest) after the first response and answers
+   nothing more until it has: tlsnb refuses (SSL_OP_NO_RENEGOTIATION: a no_renegotiation warning),
+   the server's OpenSSL ends the connection with a handshake_failure alert, and the attempt ends
+   in read without its second response. OpenSSL's default renegotiates inside SSL_read: ok, both */
+TEST_P(AttemptInProcess, ServerRenegotiationIsRefused) {
+  if (std::get<1>(GetParam()) == TLS1_3_VERSION) GTEST_SKIP() << "TLS 1.3 has no renegotiation";
+  ASSERT_NO_FATAL_FAILURE(run(Misbehaviour::renegotiate));
+  EXPECT_EQ(outcome_.key(), "read/" + std::to_string(ERR_PACK(ERR_LIB_SSL, 0, SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE)))
+      << outcome_.text;
+  EXPECT_EQ(requests_done_, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Crossed, AttemptInProcess,

@@ -176,6 +176,18 @@ def parse_options(argv: list[str]) -> Options | None:
             raise Usage(f"{flag}: expects IPv4:PORT, got '{v}'")
         o.unsupported.append("--ns: this client has no DNS resolver of its own on the loop")
 
+    def not_built():
+        """The revocation, identity and pinning flags: exit 89 with the reason (a value is still read)."""
+        why = {"--crl": (True, "not built in this adapter (ssl's VERIFY_CRL_CHECK_LEAF and a CRL in "
+                               "load_verify_locations would carry it)"),
+               "--crl-all": (False, "not built in this adapter (ssl's VERIFY_CRL_CHECK_CHAIN)"),
+               "--ocsp-staple": (True, "Python's ssl module neither asks for nor exposes an OCSP staple"),
+               "--cert": (True, "not built in this adapter (SSLContext.load_cert_chain would carry it)"),
+               "--key": (True, "not built in this adapter (SSLContext.load_cert_chain would carry it)"),
+               "--pin-sha256": (True, "Python 3.11's ssl exposes the leaf only, not the verified chain "
+                                      "(get_verified_chain is 3.13)")}
+        return {flag: (value, lambda f, v, w=w: o.unsupported.append(f"{f}: {w}")) for flag, (value, w) in why.items()}
+
     def dns_only(what):
         def apply(flag, v):
             if what == "number":
@@ -208,6 +220,7 @@ def parse_options(argv: list[str]) -> Options | None:
         "--dns-udp": (False, dns_only("toggle")),
         "--dns-timeout-ms": (True, dns_only("number")),
         "--allow-private": (False, dns_only("toggle")),
+        **not_built(),
     }
 
     positional: list[str] = []

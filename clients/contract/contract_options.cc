@@ -1,5 +1,6 @@
 #include "contract_options.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "client/flag_table.h"
@@ -21,6 +22,43 @@ bool Options::name_is_ip() const { return tlsnb::is_ipv4(name); }
 
 std::string Options::dial_ip() const { return connect_ip.empty() ? target : connect_ip; }
 
+namespace {
+
+// 44 base64 characters ending in one '=': the form of a 32-byte SHA-256 (RFC 7469), checked
+// without a crypto library (the adapters decode it their own way).
+bool looks_like_pin(const std::string& v) {
+  if (v.size() != 44 || v[43] != '=') return false;
+  for (size_t i = 0; i < 43; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(v[i])) && v[i] != '+' && v[i] != '/') return false;
+  return true;
+}
+
+// --crl, --crl-all, --ocsp-staple, --cert, --key, --pin-sha256 (client/README.md); an adapter
+// that lacks one names it in Lacks, which replaces these entries.
+void add_revocation_flags(tlsnb::FlagTable<Options>& table) {
+  table["--crl"] = {true, [](Options& o, const std::string& v) -> std::string {
+                      if (v.empty()) return "expects a non-empty value";
+                      o.crls.push_back(v);
+                      return "";
+                    }};
+  table["--crl-all"] = tlsnb::toggle<Options>(&Options::crl_all, true);
+  table["--ocsp-staple"] = {true, [](Options& o, const std::string& v) -> std::string {
+                              if (v != "off" && v != "check" && v != "require")
+                                return "expects off, check or require, got '" + v + "'";
+                              o.ocsp_staple = v;
+                              return "";
+                            }};
+  table["--cert"] = tlsnb::text<Options>(&Options::client_cert);
+  table["--key"] = tlsnb::text<Options>(&Options::client_key);
+  table["--pin-sha256"] = {true, [](Options& o, const std::string& v) -> std::string {
+                             if (!looks_like_pin(v)) return "expects the base64 of 32 bytes (RFC 7469), got '" + v + "'";
+                             o.pins.push_back(v);
+                             return "";
+                           }};
+}
+
+}  // namespace
+
 ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lacks) {
   std::string lacked;  // the first flag asked for that this client does not have
   tlsnb::FlagTable<Options> table = tlsnb::core_flags<Options>();
@@ -28,6 +66,7 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
   table["--transport"] = tlsnb::choice<Options, Transport>(&Options::transport, "bio", Transport::bio, "fd", Transport::fd);
   table["--sigpipe"] =
       tlsnb::choice<Options, Sigpipe>(&Options::sigpipe, "default", Sigpipe::default_action, "ignore", Sigpipe::ignore);
+  add_revocation_flags(table);
   for (const LackedFlag& f : lacks.flags) {
     table[f.flag] = {f.takes_value, [&lacked, why = f.why](Options&, const std::string&) -> std::string {
                        if (lacked.empty()) lacked = why;
@@ -46,6 +85,9 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
     return fail(exit_usage, err);
   if (o.name.empty()) o.name = o.target;
   if (lacked.empty() && o.transport == Transport::fd && lacks.transport_fd != nullptr) lacked = lacks.transport_fd;
+  if (o.client_cert.empty() != o.client_key.empty()) return fail(exit_usage, "--cert and --key go together");
+  if (!o.verify && !o.pins.empty())
+    return fail(exit_usage, "--pin-sha256 needs verification: pins never replace it (drop --no-verify)");
   if (!lacked.empty()) return fail(exit_lacking, lacked);
   if (!tlsnb::is_ipv4(o.target) && o.connect_ip.empty())
     return fail(exit_usage, "TARGET '" + o.target + "' is a name: give --connect IP " + lacks.never_resolves);

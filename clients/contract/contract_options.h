@@ -39,6 +39,11 @@ struct Options {
   bool json = false;
   bool resume = false;
   long hold_ms = 0;
+  std::vector<std::string> crls;  // --crl (repeatable), --crl-all, --ocsp-staple off|check|require
+  bool crl_all = false;
+  std::string ocsp_staple = "off";
+  std::string client_cert, client_key;  // --cert, --key
+  std::vector<std::string> pins;        // --pin-sha256, base64 as given (44 characters, 32 bytes)
   Transport transport = Transport::bio;
   Sigpipe sigpipe = Sigpipe::leave;
 

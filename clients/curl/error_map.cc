@@ -44,6 +44,8 @@ const char* const code_names[] = {
 
 constexpr long x509_hostname_mismatch = 62;  // X509_V_ERR_HOSTNAME_MISMATCH
 constexpr long x509_ip_mismatch = 64;        // X509_V_ERR_IP_ADDRESS_MISMATCH
+constexpr long x509_application = 50;        // X509_V_ERR_APPLICATION_VERIFICATION: tlsnb's pin detail
+constexpr long x509_ocsp_failed = 74;        // X509_V_ERR_OCSP_VERIFY_FAILED
 using details::early_close_notify;
 using details::http_malformed;
 using details::peer_closed;
@@ -138,6 +140,10 @@ Outcome map_curl_error(CURLcode code, const std::string& errbuf, long verify_res
                             std::to_string(p.x509_depth) + "]");
       if (ossl != 0 && !is_unexpected_eof(ossl)) return make_outcome(Stage::handshake, static_cast<long>(ossl), text);
       return make_outcome(Stage::handshake, peer_closed, text);  // SSL_ERROR_SYSCALL: EOF, reset or EPIPE, no alert
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:  // checked against the leaf's key only, after the chain verified
+      return verified(Stage::handshake, x509_application, 0, text);
+    case CURLE_SSL_INVALIDCERTSTATUS:  // LOSSY: no staple, a bad one, revoked, unknown: one code
+      return verified(Stage::handshake, x509_ocsp_failed, 0, text);
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_SSL_CERTPROBLEM:

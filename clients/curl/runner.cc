@@ -40,6 +40,7 @@ bool Runner::prepare(std::string* error) {
   host_is_ip_ = o_.name_is_ip();
   addr_text_ = dial + ":" + std::to_string(o_.port);
   url_ = "https://" + o_.name + ":" + std::to_string(o_.port) + "/";
+  for (const std::string& pin : o_.pins) pinned_ += (pinned_.empty() ? "sha256//" : ";sha256//") + pin;
   // The URL carries the name (SNI, certificate check); CURLOPT_RESOLVE puts the literal in the
   // multi's DNS cache under that name, so libcurl finds it there and never starts a lookup.
   // A U-label NAME is looked up in its A-label form: an entry for each. An IP literal too
@@ -177,6 +178,13 @@ bool Runner::configure(Attempt& a, Slot& slot) {
   // libcurl turns X509_V_FLAG_PARTIAL_CHAIN on by default; tlsnb does not.
   set(CURLOPT_SSL_OPTIONS, o_.partial_chain ? 0L : static_cast<long>(CURLSSLOPT_NO_PARTIALCHAIN));
   set(CURLOPT_SSL_SESSIONID_CACHE, o_.resume ? 1L : 0L);
+  if (!o_.crls.empty()) set(CURLOPT_CRLFILE, o_.crls.front().c_str());  // CRL_CHECK | CRL_CHECK_ALL
+  if (o_.ocsp_staple == "require") set(CURLOPT_SSL_VERIFYSTATUS, 1L);
+  if (!o_.client_cert.empty()) {
+    set(CURLOPT_SSLCERT, o_.client_cert.c_str());
+    set(CURLOPT_SSLKEY, o_.client_key.c_str());
+  }
+  if (!pinned_.empty()) set(CURLOPT_PINNEDPUBLICKEY, pinned_.c_str());
   if (share_) set(CURLOPT_SHARE, share_);
   set(CURLOPT_SSL_CTX_FUNCTION, &Runner::on_ssl_ctx);
   set(CURLOPT_SSL_CTX_DATA, static_cast<void*>(&slot));

@@ -79,6 +79,7 @@ class Runner {
   curl_slist* headers_ = nullptr;
   curl_slist* resolve_ = nullptr;
   std::string url_;
+  std::string pinned_;  // CURLOPT_PINNEDPUBLICKEY: "sha256//PIN;sha256//PIN" from --pin-sha256
   std::string body_;
   std::string addr_text_;
   bool host_is_ip_ = false;

@@ -7,6 +7,12 @@ ParseResult parse_options(const std::vector<std::string>& args) {
       {{"--verify-depth", true, "not offered: --verify-depth: GnuTLS's gnutls_certificate_set_verify_limits counts "
                                 "the certificates the peer sent, not OpenSSL's chain depth; not offered"},
        {"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
+       {"--crl", true, "not built: --crl: GnuTLS has it, this adapter does not set it yet"},
+       {"--crl-all", false, "not built: --crl-all: GnuTLS has it, this adapter does not set it yet"},
+       {"--ocsp-staple", true, "not built: --ocsp-staple: GnuTLS has it, this adapter does not set it yet"},
+       {"--cert", true, "not built: --cert: GnuTLS has it, this adapter does not set it yet"},
+       {"--key", true, "not built: --key: GnuTLS has it, this adapter does not set it yet"},
+       {"--pin-sha256", true, "not built: --pin-sha256: GnuTLS has it, this adapter does not set it yet"},
        {"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
        {"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
        {"--allow-private", false, "not offered: --allow-private: this client has no resolver"}},

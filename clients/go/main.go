@@ -134,6 +134,18 @@ func makeConfig(o *options) (*tls.Config, string) {
 		}
 	}
 	cfg.RootCAs = pool // nil: the system pool, loaded by crypto/x509 at the first verification
+	if o.certFile != "" {
+		pair, err := tls.LoadX509KeyPair(o.certFile, o.keyFile) // refuses a key that does not match
+		if err != nil {
+			return nil, "--cert/--key: " + err.Error()
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	if len(o.pins) > 0 {
+		cfg.VerifyPeerCertificate = func(_ [][]byte, chains [][]*x509.Certificate) error {
+			return checkPins(chains, o.pins)
+		}
+	}
 	if o.resume {
 		// Keyed by ServerName; Get does not remove a ticket, so one ticket is offered by every
 		// attempt until a newer one replaces it (not single-use): see README.

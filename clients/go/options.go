@@ -5,6 +5,7 @@ package main
 
 import (
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"strconv"
@@ -20,7 +21,9 @@ type options struct {
 	body, deadlineMs, holdMs        int64
 	seed                            uint64
 	tlsMax                          uint16
-	sigpipe                         string // "", "default" or "ignore"
+	sigpipe                         string   // "", "default" or "ignore"
+	certFile, keyFile               string   // --cert, --key: a client certificate for a server that asks
+	pins                            [][]byte // --pin-sha256: SPKI SHA-256, one must match the verified chain
 }
 
 // usageError: exit 2. unsupportedError: exit 89 (an optional flag of the contract this client lacks).
@@ -41,12 +44,15 @@ var unsupported = map[string]struct {
 	"--dns-udp":        {false, "no in-loop resolver: this client dials literals only"},
 	"--dns-timeout-ms": {true, "no in-loop resolver: this client dials literals only"},
 	"--allow-private":  {false, "no in-loop resolver: this client dials literals only"},
+	"--crl":            {true, "not built: crypto/tls checks no revocation (x509.RevocationList is parsed, never consulted by Verify)"},
+	"--crl-all":        {false, "not built: crypto/tls checks no revocation"},
+	"--ocsp-staple":    {true, "not built: crypto/tls hands over the staple (ConnectionState.OCSPResponse) but the standard library cannot parse OCSP"},
 }
 
 var valueFlags = map[string]bool{
 	"--name": true, "--connect": true, "--cafile": true, "--count": true, "--parallel": true,
 	"--requests": true, "--body": true, "--seed": true, "--deadline-ms": true, "--tls-max": true,
-	"--hold-ms": true, "--sigpipe": true,
+	"--hold-ms": true, "--sigpipe": true, "--cert": true, "--key": true, "--pin-sha256": true,
 }
 
 // --partial-chain is accepted and changes nothing: crypto/x509 takes every RootCAs certificate as
@@ -131,6 +137,12 @@ func parseOptions(args []string) (*options, bool, error) {
 	if lacking != nil { // e.g. --ns, which would have made a name TARGET usable
 		return o, false, lacking
 	}
+	if (o.certFile == "") != (o.keyFile == "") {
+		return nil, false, usageError{"--cert and --key go together"}
+	}
+	if !o.verify && len(o.pins) > 0 {
+		return nil, false, usageError{"--pin-sha256 needs verification: pins never replace it (drop --no-verify)"}
+	}
 	if !isIPv4(o.target) && o.connectIP == "" {
 		return nil, false, usageError{fmt.Sprintf("TARGET '%s' is a name: give --connect IP (tlsnb-go never resolves a name)", o.target)}
 	}
@@ -149,6 +161,21 @@ func (o *options) apply(flag, v string) error {
 		} else {
 			o.cafile = v
 		}
+	case "--cert", "--key":
+		if v == "" {
+			return usageError{flag + ": expects a non-empty value"}
+		}
+		if flag == "--cert" {
+			o.certFile = v
+		} else {
+			o.keyFile = v
+		}
+	case "--pin-sha256":
+		pin, derr := base64.StdEncoding.DecodeString(v)
+		if derr != nil || len(pin) != 32 {
+			return usageError{fmt.Sprintf("--pin-sha256: expects the base64 of 32 bytes (RFC 7469), got '%s'", v)}
+		}
+		o.pins = append(o.pins, pin)
 	case "--connect":
 		if !isIPv4(v) {
 			return usageError{fmt.Sprintf("--connect: expects an IPv4 literal, got '%s'", v)}
@@ -224,7 +251,13 @@ needs --connect; nothing is ever resolved).
   --json                one JSON object per attempt, then one summary object
   --help                this text
 
-Not supported (exit 89): --transport, --verify-depth, --ns, --dns-udp, --dns-timeout-ms,
+  --cert FILE --key FILE
+                        a client certificate (tls.Config.Certificates); crypto/tls sends it only
+                        when the request's CA names admit it (or name none); a key that does not
+                        match: exit 2
+  --pin-sha256 BASE64   RFC 7469 pin (repeatable): VerifyPeerCertificate wants one certificate of a
+                        verified chain to match (handshake/50 otherwise)
+Not supported (exit 89): --crl, --crl-all, --ocsp-staple, --transport, --verify-depth, --ns, --dns-udp, --dns-timeout-ms,
 --allow-private.
 
 Outcomes (stage/detail): ok/0; connect/errno; handshake/X509_V_ERR_* or packed OpenSSL code,

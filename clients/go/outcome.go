@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -58,25 +59,26 @@ const (
 
 // X509_V_ERR_* (x509_vfy.h, OpenSSL 3.0).
 const (
-	x509Unspecified        = 1
-	x509SignatureFailure   = 7
-	x509NotYetValid        = 9
-	x509Expired            = 10
-	x509DepthZeroSelf      = 18
-	x509SelfSignedInChain  = 19
-	x509UnableLocalIssuer  = 20
-	x509PathLength         = 25
-	x509InvalidPurpose     = 26
-	x509SubjectIssuer      = 29
-	x509UnhandledCritical  = 34
-	x509PermittedViolation = 47
-	x509ExcludedViolation  = 48
-	x509UnsupportedNCType  = 51
-	x509HostnameMismatch   = 62
-	x509IPMismatch         = 64
-	x509CAMDTooWeak        = 68
-	x509InvalidCA          = 79
-	x509ECExplicitParams   = 94
+	x509Unspecified             = 1
+	x509SignatureFailure        = 7
+	x509NotYetValid             = 9
+	x509Expired                 = 10
+	x509DepthZeroSelf           = 18
+	x509SelfSignedInChain       = 19
+	x509UnableLocalIssuer       = 20
+	x509PathLength              = 25
+	x509InvalidPurpose          = 26
+	x509SubjectIssuer           = 29
+	x509UnhandledCritical       = 34
+	x509PermittedViolation      = 47
+	x509ExcludedViolation       = 48
+	x509UnsupportedNCType       = 51
+	x509HostnameMismatch        = 62
+	x509IPMismatch              = 64
+	x509ApplicationVerification = 50
+	x509CAMDTooWeak             = 68
+	x509InvalidCA               = 79
+	x509ECExplicitParams        = 94
 )
 
 type outcome struct {
@@ -165,9 +167,34 @@ func handshakeOutcome(err error, serverName string) outcome {
 	return outcome{stageHandshake, unmappedGoErr, text, "no OpenSSL counterpart"}
 }
 
+// pinMismatch: no certificate of any verified chain carries a --pin-sha256 pin.
+type pinMismatch struct{}
+
+func (pinMismatch) Error() string {
+	return "no certificate of the verified chain matches a --pin-sha256 pin"
+}
+
+// checkPins: the SHA-256 of each verified certificate's SubjectPublicKeyInfo against the pins.
+func checkPins(chains [][]*x509.Certificate, pins [][]byte) error {
+	for _, chain := range chains {
+		for _, cert := range chain {
+			sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+			for _, pin := range pins {
+				if bytes.Equal(sum[:], pin) {
+					return nil
+				}
+			}
+		}
+	}
+	return pinMismatch{}
+}
+
 // verifyOutcome maps crypto/x509's verification errors (Go 1.19 returns them unwrapped).
 func verifyOutcome(err error, serverName string) (outcome, bool) {
 	text := err.Error()
+	if errors.As(err, &pinMismatch{}) {
+		return outcome{stageHandshake, x509ApplicationVerification, text, "the adapter's VerifyPeerCertificate: no pin matched"}, true
+	}
 	var hostErr x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	var unknown x509.UnknownAuthorityError

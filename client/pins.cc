@@ -1,0 +1,36 @@
+#include "pins.h"
+
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+
+#include <algorithm>
+
+namespace tlsnb {
+
+bool decode_pin(const std::string& base64, std::string* raw) {
+  if (base64.size() != 44 || base64.compare(43, 1, "=") != 0) return false;  // 32 bytes: 43 digits and one '='
+  unsigned char out[33];
+  if (EVP_DecodeBlock(out, reinterpret_cast<const unsigned char*>(base64.data()), 44) != 33) return false;
+  raw->assign(reinterpret_cast<const char*>(out), 32);  // the 33rd byte is the padding's zero
+  return true;
+}
+
+std::string spki_sha256(X509* cert) {
+  unsigned char* der = nullptr;
+  int len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der);
+  if (len <= 0) return "";
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(der, static_cast<size_t>(len), digest);
+  OPENSSL_free(der);
+  return std::string(reinterpret_cast<const char*>(digest), sizeof digest);
+}
+
+bool chain_matches_pin(STACK_OF(X509) * chain, const std::vector<std::string>& pins) {
+  for (int i = 0; i < sk_X509_num(chain); ++i) {
+    std::string hash = spki_sha256(sk_X509_value(chain, i));
+    if (!hash.empty() && std::find(pins.begin(), pins.end(), hash) != pins.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace tlsnb
