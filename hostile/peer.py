@@ -24,12 +24,15 @@ import time
 from collections import Counter
 from typing import Optional
 
-from tls13 import (ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST, CERTIFICATE_VERIFY,
-                   CHACHA20, AES_128_GCM, CLIENT_HELLO, ENCRYPTED_EXTENSIONS, EXT_ALPN, EXT_KEY_SHARE,
-                   EXT_SERVER_NAME, EXT_SUPPORTED_VERSIONS, FINISHED, HANDSHAKE, HRR_RANDOM, KEY_UPDATE,
-                   MESSAGE_NAMES, NEW_SESSION_TICKET, SECP256R1, SERVER_HELLO, TLS12, TLS13, X25519, ClientHello,
+from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
+from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
+                   CERTIFICATE_VERIFY, CHACHA20, CLIENT_HELLO, CLIENT_KEY_EXCHANGE, ENCRYPTED_EXTENSIONS, EXT_ALPN,
+                   EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_SUPPORTED_VERSIONS, FINISHED,
+                   HANDSHAKE, HELLO_REQUEST, HRR_RANDOM, KEY_UPDATE, MESSAGE_NAMES, NEW_SESSION_TICKET, SECP256R1,
+                   SERVER_HELLO, SERVER_HELLO_DONE, SERVER_KEY_EXCHANGE, TLS12, TLS13, X25519, ClientHello,
                    Protection, Schedule, alert, certificate_verify_input, extension, finished_mac, key_share,
-                   load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8)
+                   load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
+                   x25519_pair, x25519_shared)
 
 # name -> what the peer does; --help and the dispatch both read this table.
 SCENARIOS: dict[str, str] = {
@@ -37,7 +40,7 @@ SCENARIOS: dict[str, str] = {
     "hrr": "a HelloRetryRequest for P-256 (legal: the client's first key share is X25519)",
     "hrr-twice": "a second HelloRetryRequest after the client's retried hello (RFC 8446 4.1.4: abort)",
     "group-not-offered": "a ServerHello key share in group 0x1234, which the client never offered",
-    "downgrade-sentinel": "a TLS 1.2 ServerHello whose random ends DOWNGRD\\x01 (RFC 8446 4.1.3: a 1.3 client aborts)",
+    "downgrade-sentinel": "tls12-normal's ServerHello with a random ending DOWNGRD\\x01 (RFC 8446 4.1.3: a 1.3 client aborts)",
     "suite-not-offered": "a ServerHello choosing cipher suite 0x1304 (AES-128-CCM), which OpenSSL does not offer by default",
     "session-id-mismatch": "a ServerHello that does not echo the client's legacy_session_id",
     "hs-one-byte": "every handshake message split one byte per record (ServerHello included)",
@@ -78,6 +81,11 @@ SCENARIOS: dict[str, str] = {
     "fatal-alert-after-response": "the whole response, then a fatal internal_error alert",
     "fin-mid-record": "half the response, then half of a record, then FIN",
     "rst-after-finished": "the handshake to the client's Finished, then RST",
+    "tls12-normal": "a correct TLS 1.2-only server (ECDHE-ECDSA-AES128-GCM-SHA256, secure renegotiation): the 1.2 control",
+    "tls12-renegotiation": "half the response, a HelloRequest, a whole new handshake once the client's ClientHello came "
+                           "(written from inside its read), then the rest",
+    "tls12-renegotiation-mismatch": "tls12-renegotiation with a wrong renegotiation_info in the second ServerHello (RFC 5746)",
+    "tls12-no-renegotiation-info": "a TLS 1.2 ServerHello without renegotiation_info (a legacy server)",
     "rst-after-request": "the handshake, the client's request read, then RST instead of a response",
 }
 
@@ -158,10 +166,13 @@ class Conn:
             if self.rx is not None and ctype == APPDATA:
                 ctype, body = self.rx.open(header, body)
             if ctype == ALERT:
-                name = ALERT_NAMES.get(body[1], str(body[1])) if len(body) == 2 else "malformed"
-                self.report.bump(self.report.alerts_received, name)
-                raise PeerClosed(f"alert {name}")
+                self.on_alert(body)
             return ctype, body
+
+    def on_alert(self, body: bytes) -> None:
+        name = ALERT_NAMES.get(body[1], str(body[1])) if len(body) == 2 else "malformed"
+        self.report.bump(self.report.alerts_received, name)
+        raise PeerClosed(f"alert {name}")
 
     def next_handshake(self) -> bytes:
         """The client's next whole handshake message (header included)."""
@@ -228,14 +239,6 @@ class Conn:
         self.transcript += ch2.raw
         return ch2
 
-    def downgrade(self, ch: ClientHello) -> None:
-        """A TLS 1.2 ServerHello carrying the 1.3 server's downgrade sentinel."""
-        random = os.urandom(24) + b"DOWNGRD\x01"
-        exts = extension(0xFF01, b"\0") + extension(11, b"\x01\x00")
-        body = struct.pack(">H", TLS12) + random + u8(ch.session_id) + struct.pack(">HB", 0xC02B, 0) + u16(exts)
-        self.plain_handshake(message(SERVER_HELLO, body))
-        self.next_record()  # the client's alert ends it
-
     def certificate(self) -> bytes:
         chain = load_chain(self.cfg.chain)
         if self.sc == "cert-60k":
@@ -256,9 +259,6 @@ class Conn:
         """The server's side of a TLS 1.3 handshake; False when the scenario ended it early."""
         ch = parse_client_hello(self.next_handshake())
         self.transcript = ch.raw
-        if self.sc == "downgrade-sentinel":
-            self.downgrade(ch)
-            return False
         if TLS13 not in ch.versions:
             raise PeerClosed("the client did not offer TLS 1.3")
         self.suite = next(s for s in ((CHACHA20, AES_128_GCM) if self.cfg.suite == "chacha20" else
@@ -399,9 +399,12 @@ class Conn:
         data = head + b"x" * self.cfg.body_size
         sc, half = self.sc, len(data) // 2
         size = {"app-one-byte": 1}.get(sc, MAX_RECORD)
-        mid = {"keyupdate-requested", "close-notify-mid-response", "fatal-alert-mid-response", "fin-mid-record"}
+        mid = {"keyupdate-requested", "close-notify-mid-response", "fatal-alert-mid-response", "fin-mid-record",
+               "tls12-renegotiation", "tls12-renegotiation-mismatch"}
         first, rest = (data[:half], data[half:]) if sc in mid else (data, b"")
         self.app_records(first, size)
+        if sc.startswith("tls12-renegotiation"):
+            self.renegotiate()
         if sc == "keyupdate-requested":
             self.key_update(1)
             self.owed_key_update = True
@@ -450,11 +453,101 @@ class Conn:
         self.post(ALERT, alert(0, level=1), "alert:close_notify")
 
 
+class Conn12(Conn):
+    """The TLS 1.2 rows: a 1.2-only server (ECDHE-ECDSA-AES128-GCM-SHA256, X25519, secure
+    renegotiation, RFC 5746) that can ask the client to renegotiate in the middle of a response."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.pending_rx: Optional[Protection12] = None
+        self.verify_data = (b"", b"")  # the last handshake's client and server Finished
+
+    def next_record(self) -> tuple[int, bytes]:
+        while True:
+            header = self.read_exact(5)
+            ctype, body = header[0], self.read_exact(struct.unpack(">H", header[3:5])[0])
+            if self.rx is not None:
+                ctype, body = self.rx.open(header, body)
+            if ctype == CCS:  # the client's next records are under the new keys
+                self.report.bump(self.report.received, "ChangeCipherSpec")
+                self.rx = self.pending_rx
+                continue
+            if ctype == ALERT and body[:1] == b"\x01":  # a warning: counted, the connection goes on
+                self.report.bump(self.report.alerts_received, ALERT_NAMES.get(body[1], str(body[1])))
+                continue
+            if ctype == ALERT:
+                self.on_alert(body)
+            return ctype, body
+
+    def send_handshake(self, msg: bytes) -> None:
+        self.transcript += msg
+        what = MESSAGE_NAMES[msg[0]]
+        self.send(self.tx.seal(HANDSHAKE, msg) if self.tx else record(HANDSHAKE, msg), what)
+
+    def handshake(self) -> bool:
+        self.full_handshake(parse_client_hello(self.next_handshake()))
+        return self.sc != "downgrade-sentinel"
+
+    def full_handshake(self, ch: ClientHello) -> None:
+        """Everything after the client's hello CH: the first handshake, or a renegotiation's."""
+        if ECDHE_ECDSA_AES128_GCM not in ch.suites:
+            raise PeerClosed("the client did not offer ECDHE-ECDSA-AES128-GCM-SHA256")
+        self.transcript = ch.raw
+        server_random = os.urandom(24) + (b"DOWNGRD\x01" if self.sc == "downgrade-sentinel" else os.urandom(8))
+        client_fin, server_fin = self.verify_data
+        if self.sc == "tls12-renegotiation-mismatch" and client_fin:
+            server_fin = bytes(12)  # RFC 5746 3.5: the client must abort
+        exts = extension(11, b"\x01\x00")
+        if self.sc != "tls12-no-renegotiation-info":
+            exts += extension(EXT_RENEGOTIATION_INFO, u8(client_fin + server_fin))
+        self.send_handshake(message(SERVER_HELLO, struct.pack(">H", TLS12) + server_random + u8(b"") +
+                                    struct.pack(">HB", ECDHE_ECDSA_AES128_GCM, 0) + u16(exts)))
+        if self.sc == "downgrade-sentinel":
+            self.next_record()  # the client's alert ends it
+            return
+        self.send_handshake(message(CERTIFICATE, u24(b"".join(u24(d) for d in load_chain(self.cfg.chain)))))
+        mine, public = x25519_pair()
+        params = bytes([3]) + struct.pack(">H", X25519) + u8(public)
+        key = load_key(self.cfg.key)
+        signature = sign(key, ch.client_random + server_random + params)
+        self.send_handshake(message(SERVER_KEY_EXCHANGE, params + struct.pack(">H", scheme_of(key)) + u16(signature)))
+        self.send_handshake(message(SERVER_HELLO_DONE, b""))
+        self.finish(ch, server_random, mine)
+
+    def finish(self, ch: ClientHello, server_random: bytes, mine) -> None:
+        cke = self.next_handshake()
+        if cke[0] != CLIENT_KEY_EXCHANGE:
+            raise PeerClosed(f"message {cke[0]} instead of ClientKeyExchange")
+        self.transcript += cke
+        shared = x25519_shared(mine, cke[5:5 + cke[4]])
+        keys = Keys(shared, ch.client_random, server_random)
+        self.pending_rx = Protection12(keys.client_key, keys.client_salt)
+        fin = self.next_handshake()
+        if fin[0] != FINISHED or fin[4:] != keys.verify_data(b"client finished", self.transcript):
+            raise PeerClosed("bad client Finished")
+        self.transcript += fin
+        self.send(self.tx.seal(CCS, b"\x01") if self.tx else record(CCS, b"\x01"), "ChangeCipherSpec")
+        self.tx = Protection12(keys.server_key, keys.server_salt)
+        server_fin = keys.verify_data(b"server finished", self.transcript)
+        self.send_handshake(message(FINISHED, server_fin))
+        self.verify_data = (fin[4:], server_fin)
+        self.report.bump(self.report.counts, "handshakes")
+
+    def renegotiate(self) -> None:
+        """A HelloRequest; the client's ClientHello, written from inside its SSL_read; a whole new handshake."""
+        self.send(self.tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"")), "HelloRequest")
+        msg = self.next_handshake()
+        if msg[0] != CLIENT_HELLO:
+            raise PeerClosed(f"message {msg[0]} instead of the renegotiation's ClientHello")
+        self.full_handshake(parse_client_hello(msg))
+
+
 def handle(sock: socket.socket, cfg: argparse.Namespace, report: Report) -> None:
     report.bump(report.counts, "connections")
     sock.settimeout(SOCKET_TIMEOUT_S)
     try:
-        Conn(sock, cfg, report).serve()
+        tls12 = cfg.scenario.startswith("tls12-") or cfg.scenario == "downgrade-sentinel"
+        (Conn12 if tls12 else Conn)(sock, cfg, report).serve()
     except PeerClosed as e:
         report.bump(report.errors, str(e).split()[0])
     except Exception as e:  # noqa: BLE001 - whatever ends a connection is counted, never a traceback
