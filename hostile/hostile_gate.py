@@ -13,9 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.cases import gate_main
+from harness.cases import gate_main, load_cases, peer_specs
 from harness.peers import hostile_peer
+from harness.rows import bad_input
 from harness.runs import die_with_parent, run_tlsnb
+from peer import SCENARIOS
 
 REQUEST = "GET / HTTP/1.1\r\nHost: hooks.test\r\nConnection: close\r\n\r\n"
 INTEROP_TIMEOUT_S = 20.0
@@ -36,8 +38,18 @@ def s_client_ok(certs: str, port: int) -> str:
     return ""
 
 
+def known_scenarios(rows: Path) -> None:
+    """Every hostile peer of ROWS names a scenario of peer.py: exit 2 (file:line) otherwise."""
+    for row in load_cases(rows):
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and (len(words) < 2 or words[1] not in SCENARIOS):
+                bad_input(Path(sys.argv[0]).name, f"{row.where}: {row.case}: hostile needs CERT SCENARIO, "
+                                                  f"SCENARIO one of peer.py's (peer.py --help)")
+
+
 def interop(ns) -> None:
     """The peer's normal scenario against openssl s_client and tlsnb (bio, fd): exit 1 unless all hold."""
+    known_scenarios(ns.rows)
     problems = []
     for cert, args in (("leaf-ecdsa", ()), ("leaf-rsa", ("--suite", "chacha20", "--group", "p256"))):
         with hostile_peer(ns.certs, cert, "normal", *args) as peer:
