@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-2}
-LABELS_ALL=(unit client matrix clients faults leaks dns fuzz gaps mutants)
+LABELS_ALL=(unit client matrix clients faults hostile leaks dns fuzz gaps mutants)
 LABELS=()
 SETUP_ONLY=0
 CLIENT=""
@@ -62,7 +62,7 @@ fi
 # --- configure and build ----------------------------------------------------------------
 t0=$(date +%s)
 echo "== configure ($BUILD_DIR)"
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;servers;shims;clients;proxy;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLSLAB_FOLDERS="certs;client;servers;shims;hostile;clients;proxy;matrix;fuzz;gaps;mutants;bench" >"$BUILD_DIR.configure.log" 2>&1 ||
   { tail -30 "$BUILD_DIR.configure.log"; die "cmake configure failed"; }
 echo "== build (-j$JOBS)"
 cmake --build "$BUILD_DIR" -j "$JOBS" >"$BUILD_DIR.build.log" 2>&1 ||

@@ -8,6 +8,7 @@ Columns:
     transports  `bio fd`, `bio`, `fd` (each adds --transport T to the client), or - (no flag)
     peers       `;`-separated peers, started in order:
                   tls CERT [BEHAVIOUR [ARGS...]]   servers/tls_server.py: server, then server2, ...
+                  hostile CERT SCENARIO [ARGS...]  hostile/peer.py (a TLS 1.3 peer breaking the protocol): server
                   dns NAME=SPEC...                 servers/dns_stub.py: dns
                   mux BACKEND...                   servers/mux.py: mux
                   proxy PORT FAULT...              proxy/'s tlslab-proxy in front of 127.0.0.1:PORT,
@@ -39,7 +40,7 @@ from .clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
-from .peers import HarnessError, Server, dns_stub, mux, s_server, tls_server
+from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
 from .rows import RowError, load_toml, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
@@ -47,7 +48,7 @@ from .shims import IO_TAG, io_env, read_report
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
-PEER_KINDS = ("tls", "s_server", "dns", "mux", "proxy")
+PEER_KINDS = ("tls", "hostile", "s_server", "dns", "mux", "proxy")
 
 
 @dataclass
@@ -200,10 +201,11 @@ class Cell:
         peers: dict[str, Server] = {}
         for kind, *words in peer_specs(self.row.peers):
             words = self.expand(" ".join(words)).split()
-            if kind == "tls":
+            if kind in ("tls", "hostile"):
                 name = "server" if "server" not in peers else f"server{len(peers) + 1}"
                 cert, behaviour, *args = words + ["normal"] if len(words) == 1 else words
-                peers[name] = stack.enter_context(tls_server(self.lab.certs, cert, behaviour, *args))
+                start = tls_server if kind == "tls" else hostile_peer
+                peers[name] = stack.enter_context(start(self.lab.certs, cert, behaviour, *args))
                 self.values["port" if name == "server" else f"port{name[6:]}"] = str(peers[name].port)
             elif kind == "s_server":  # openssl s_server CERT [its flags]: what tls_server.py cannot (a staple)
                 cert, *args = words

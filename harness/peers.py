@@ -140,6 +140,12 @@ def s_server(certs, cert: str, *args, **kw) -> Server:
                          hold_stdin=True, **kw)
 
 
+def hostile_peer(certs, cert: str, scenario: str = "normal", *args, **kw) -> Server:
+    """hostile/peer.py (a TLS 1.3 server that breaks the protocol as SCENARIO says) serving CERT."""
+    return Server([PY, str(ROOT / "hostile" / "peer.py"), "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
+                   "--ca", f"{certs}/ca.pem", "--scenario", scenario, *args], **kw)
+
+
 def dns_stub(*zones: str, **kw) -> Server:
     """servers/dns_stub.py answering each NAME=SPEC zone."""
     return Server.script("dns_stub.py", *[a for z in zones for a in ("--zone", z)], **kw)

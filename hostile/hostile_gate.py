@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""The client under hostile records (label hostile): hostile.tsv, every scenario of hostile/peer.py
+with the (stage, detail) the client must show on both transports, each failure row beside its control.
+
+The interop check runs first: the peer without deviation must complete a handshake and an HTTP
+response with `openssl s_client` and with tlsnb on both transports; if it does not, no row runs
+(a row that fails against a broken peer proves nothing about the client).
+
+    /usr/bin/python3 hostile/hostile_gate.py --tlsnb build/client/tlsnb --certs build/certs/out \\
+        --io-shim build/shims/libtlslab_io.so [--only CASE] [--list]
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.cases import gate_main, load_cases, peer_specs
+from harness.peers import hostile_peer
+from harness.rows import bad_input
+from harness.runs import die_with_parent, run_tlsnb
+from peer import SCENARIOS
+
+REQUEST = "GET / HTTP/1.1\r\nHost: hooks.test\r\nConnection: close\r\n\r\n"
+INTEROP_TIMEOUT_S = 20.0
+
+
+def s_client_ok(certs: str, port: int) -> str:
+    """'' when openssl s_client verified the peer and read its 200, else what went wrong."""
+    argv = ["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-CAfile", f"{certs}/ca.pem",
+            "-servername", "hooks.test", "-verify_hostname", "hooks.test", "-verify_return_error",
+            "-tls1_3", "-ign_eof", "-quiet"]
+    try:
+        done = subprocess.run(argv, input=REQUEST, capture_output=True, text=True, timeout=INTEROP_TIMEOUT_S,
+                              preexec_fn=die_with_parent)
+    except subprocess.TimeoutExpired:
+        return f"openssl s_client still running after {INTEROP_TIMEOUT_S:.0f} s"
+    if done.returncode != 0 or "HTTP/1.1 200 OK" not in done.stdout:
+        return f"openssl s_client exit {done.returncode}: {(done.stderr or done.stdout).strip()[-200:]!r}"
+    return ""
+
+
+def known_scenarios(rows: Path) -> None:
+    """Every hostile peer of ROWS names a scenario of peer.py: exit 2 (file:line) otherwise."""
+    for row in load_cases(rows):
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and (len(words) < 2 or words[1] not in SCENARIOS):
+                bad_input(Path(sys.argv[0]).name, f"{row.where}: {row.case}: hostile needs CERT SCENARIO, "
+                                                  f"SCENARIO one of peer.py's (peer.py --help)")
+
+
+def interop(ns) -> None:
+    """The peer's normal scenario against openssl s_client and tlsnb (bio, fd): exit 1 unless all hold."""
+    known_scenarios(ns.rows)
+    problems = []
+    for cert, args in (("leaf-ecdsa", ()), ("leaf-rsa", ("--suite", "chacha20", "--group", "p256"))):
+        with hostile_peer(ns.certs, cert, "normal", *args) as peer:
+            if why := s_client_ok(ns.certs, peer.port):
+                problems.append(f"{cert} {' '.join(args)}: {why}")
+            for transport in ("bio", "fd"):
+                run = run_tlsnb(ns.tlsnb, ["--transport", transport, "--cafile", f"{ns.certs}/ca.pem",
+                                           "--name", "hooks.test", f"127.0.0.1:{peer.port}"], timeout=INTEROP_TIMEOUT_S)
+                if run.outcomes() != {"ok/0": 1}:
+                    problems.append(f"{cert} {' '.join(args)}: tlsnb --transport {transport}: {run.outcomes()} "
+                                    f"{run.problem} {run.stderr.strip()[-200:]!r}")
+    for p in problems:
+        print(f"FAIL interop  {p}", flush=True)
+    if problems:
+        print("hostile: the interop check failed: the peer is broken, no row counts", flush=True)
+        sys.exit(1)
+    print("PASS interop  openssl s_client and tlsnb (bio, fd): ECDSA/X25519/AES-128-GCM and "
+          "RSA-PSS/P-256/ChaCha20-Poly1305, each a verified handshake and a 200", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(gate_main("hostile", __doc__, Path(__file__).resolve().parent / "hostile.tsv", before=interop))

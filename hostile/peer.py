@@ -1,0 +1,611 @@
+#!/usr/bin/python3
+"""The hostile peer: a TLS 1.3 server of the lab's own that breaks the protocol on purpose.
+
+One --scenario per run (SCENARIOS below, one line each, in the spirit of BoringSSL's runner
+ProtocolBugs): `normal` is a correct server (X25519 or P-256, AES-128-GCM or ChaCha20-Poly1305,
+ECDSA P-256 or RSA-PSS), every other scenario is one deviation from it. An HTTP/1.1 request gets
+a 200 with a Content-Length body. Binds port 0, prints `READY <port>`, and on SIGTERM prints one
+`REPORT {json}` line (what it sent and received, by message) and exits 0.
+
+    /usr/bin/python3 hostile/peer.py --chain CERTS/leaf-ecdsa.pem --key CERTS/leaf-ecdsa.key --scenario normal
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from collections import Counter
+from typing import Optional
+
+from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
+from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
+                   CERTIFICATE_VERIFY, CHACHA20, CLIENT_HELLO, CLIENT_KEY_EXCHANGE, ENCRYPTED_EXTENSIONS, EXT_ALPN,
+                   EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_SUPPORTED_VERSIONS, FINISHED,
+                   HANDSHAKE, HELLO_REQUEST, HRR_RANDOM, KEY_UPDATE, MESSAGE_NAMES, NEW_SESSION_TICKET, SECP256R1,
+                   SERVER_HELLO, SERVER_HELLO_DONE, SERVER_KEY_EXCHANGE, TLS12, TLS13, X25519, ClientHello,
+                   Protection, Schedule, alert, certificate_verify_input, extension, finished_mac, key_share,
+                   load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
+                   x25519_pair, x25519_shared)
+
+# name -> what the peer does; --help and the dispatch both read this table.
+SCENARIOS: dict[str, str] = {
+    "normal": "a correct TLS 1.3 server: the control of every row",
+    "hrr": "a HelloRetryRequest for P-256 (legal: the client's first key share is X25519)",
+    "hrr-twice": "a second HelloRetryRequest after the client's retried hello (RFC 8446 4.1.4: abort)",
+    "group-not-offered": "a ServerHello key share in group 0x1234, which the client never offered",
+    "downgrade-sentinel": "tls12-normal's ServerHello with a random ending DOWNGRD\\x01 (RFC 8446 4.1.3: a 1.3 client aborts)",
+    "suite-not-offered": "a ServerHello choosing cipher suite 0x1304 (AES-128-CCM), which OpenSSL does not offer by default",
+    "session-id-mismatch": "a ServerHello that does not echo the client's legacy_session_id",
+    "hs-one-byte": "every handshake message split one byte per record (ServerHello included)",
+    "hs-packed": "EncryptedExtensions, Certificate, CertificateVerify and Finished in one record",
+    "cert-60k": "a Certificate message of 60 KiB (the CA repeated as a long chain), split over 16 KiB records",
+    "ccs-compat": "a ChangeCipherSpec before EncryptedExtensions (middlebox compatibility: legal)",
+    "ccs-after-handshake": "a ChangeCipherSpec record after the handshake, before the response",
+    "ee-duplicate-extension": "EncryptedExtensions carrying server_name twice",
+    "ee-unsolicited-extension": "EncryptedExtensions carrying ALPN (h2), which the client did not offer",
+    "cv-wrong-transcript": "a CertificateVerify signed over the transcript without the Certificate",
+    "bad-finished": "a server Finished with one bit flipped",
+    "alert-mid-message": "a warning alert record between two fragments of the Certificate message",
+    "app-one-byte": "the response in 1-byte application records",
+    "app-max-record": "the response in records of exactly 2^14 plaintext bytes (the limit itself)",
+    "padded-records": "every response record padded with 1,000 zero bytes (legal in TLS 1.3)",
+    "record-overflow-plaintext": "a record of 2^14+1 plaintext bytes (record_overflow)",
+    "record-overflow-ciphertext": "a record of 2^14+256+1 ciphertext bytes (record_overflow)",
+    "empty-records-32": "32 empty application records before the response (OpenSSL's limit: allowed)",
+    "empty-records-1000": "1,000 empty application records before the response",
+    "wrong-record-version": "a response record whose legacy_record_version is 0x0301",
+    "unknown-content-type": "a record of outer content type 99 before the response",
+    "unknown-inner-type": "a protected record whose inner content type is 99",
+    "no-inner-type": "a protected record of zero padding only (no inner content type)",
+    "keyupdate-requested": "half the response, a KeyUpdate (update_requested), the rest under the new keys: the "
+                           "client owes a KeyUpdate before its next application data (RFC 8446 4.6.3)",
+    "keyupdate-100": "100 KeyUpdates (not requested) in a row before the response",
+    "keyupdate-bad-value": "a KeyUpdate whose request_update is 2 (illegal_parameter)",
+    "tickets-50": "50 NewSessionTickets before the response",
+    "ticket-60k": "one NewSessionTicket of 60 KiB",
+    "ticket-unknown-extension": "a NewSessionTicket carrying an extension of unknown type 0x7777",
+    "tickets-mid-response": "a NewSessionTicket between every two records of the response",
+    "certificate-request-post": "a post-handshake CertificateRequest (the client did not offer post_handshake_auth)",
+    "warning-alert": "a warning alert (unrecognized_name, level 1) before the response: fatal in TLS 1.3",
+    "user-canceled": "a user_canceled warning alert before the response",
+    "close-notify-mid-response": "half the response, close_notify, then the rest",
+    "close-notify-then-data": "the whole response, close_notify, then another application record",
+    "fatal-alert-mid-response": "half the response, then a fatal internal_error alert",
+    "fatal-alert-after-response": "the whole response, then a fatal internal_error alert",
+    "fin-mid-record": "half the response, then half of a record, then FIN",
+    "rst-after-finished": "the handshake to the client's Finished, then RST",
+    "tls12-normal": "a correct TLS 1.2-only server (ECDHE-ECDSA-AES128-GCM-SHA256, secure renegotiation): the 1.2 control",
+    "tls12-renegotiation": "half the response, a HelloRequest, a whole new handshake once the client's ClientHello came "
+                           "(written from inside its read), then the rest",
+    "tls12-renegotiation-mismatch": "tls12-renegotiation with a wrong renegotiation_info in the second ServerHello (RFC 5746)",
+    "tls12-no-renegotiation-info": "a TLS 1.2 ServerHello without renegotiation_info (a legacy server)",
+    "rst-after-request": "the handshake, the client's request read, then RST instead of a response",
+}
+
+SOCKET_TIMEOUT_S = 5.0  # a client that stops talking ends the connection, never the peer
+STOP_GRACE_S = 2.0      # on SIGTERM, how long connections may finish reading before the REPORT
+MAX_RECORD = 1 << 14
+# junk after the tag of a 2^14-byte record (inner 2^14+1, tag 16) that makes its ciphertext 2^14+256+1
+CIPHERTEXT_OVER = (MAX_RECORD + 256 + 1) - (MAX_RECORD + 1 + 16)
+
+
+class PeerClosed(Exception):
+    """The client closed, reset, or said an alert: the connection ends."""
+
+
+class Report:
+    """What the peer sent and received, by message, across the run's connections."""
+
+    def __init__(self, scenario: str):
+        self.scenario = scenario
+        self.lock = threading.Lock()
+        self.counts: Counter = Counter({"connections": 0, "handshakes": 0, "requests": 0, "data_before_key_update": 0})
+        self.sent: Counter = Counter()
+        self.received: Counter = Counter()
+        self.alerts_received: Counter = Counter()
+        self.errors: Counter = Counter()
+
+    def bump(self, table: Counter, key: str, n: int = 1) -> None:
+        with self.lock:
+            table[key] += n
+
+    def to_json(self) -> dict:
+        with self.lock:
+            return {"scenario": self.scenario, **self.counts, "sent": dict(self.sent),
+                    "received": dict(self.received), "alerts_received": dict(self.alerts_received),
+                    "errors": dict(self.errors)}
+
+
+class Conn:
+    """One connection: the wire, the transcript, both directions' protection, the scenario."""
+
+    def __init__(self, sock: socket.socket, cfg: argparse.Namespace, report: Report):
+        self.sock, self.cfg, self.report, self.sc = sock, cfg, report, cfg.scenario
+        self.inbuf = b""
+        self.hs_in = b""
+        self.transcript = b""
+        self.tx: Optional[Protection] = None
+        self.rx: Optional[Protection] = None
+        self.suite = AES_128_GCM
+        self.owed_key_update = False  # we asked for a KeyUpdate; the client's next data must follow one
+
+    # --- the wire -------------------------------------------------------------------------------
+
+    def send(self, data: bytes, what: str, n: int = 1) -> None:
+        self.sock.sendall(data)
+        self.report.bump(self.report.sent, what, n)
+
+    def read_exact(self, n: int) -> bytes:
+        while len(self.inbuf) < n:
+            try:
+                chunk = self.sock.recv(65536)
+            except (ConnectionResetError, socket.timeout) as e:
+                raise PeerClosed(type(e).__name__) from e
+            if not chunk:
+                raise PeerClosed("eof")
+            self.inbuf += chunk
+        out, self.inbuf = self.inbuf[:n], self.inbuf[n:]
+        return out
+
+    def next_record(self) -> tuple[int, bytes]:
+        """(content type, plaintext) of the client's next record; alerts and CCS handled here."""
+        while True:
+            header = self.read_exact(5)
+            body = self.read_exact(struct.unpack(">H", header[3:5])[0])
+            ctype = header[0]
+            if ctype == CCS:
+                self.report.bump(self.report.received, "ChangeCipherSpec")
+                continue
+            if self.rx is not None and ctype == APPDATA:
+                ctype, body = self.rx.open(header, body)
+            if ctype == ALERT:
+                self.on_alert(body)
+            return ctype, body
+
+    def on_alert(self, body: bytes) -> None:
+        name = ALERT_NAMES.get(body[1], str(body[1])) if len(body) == 2 else "malformed"
+        self.report.bump(self.report.alerts_received, name)
+        raise PeerClosed(f"alert {name}")
+
+    def next_handshake(self) -> bytes:
+        """The client's next whole handshake message (header included)."""
+        while len(self.hs_in) < 4 or len(self.hs_in) < 4 + int.from_bytes(self.hs_in[1:4], "big"):
+            ctype, body = self.next_record()
+            if ctype != HANDSHAKE:
+                raise PeerClosed(f"content type {ctype} during the handshake")
+            self.hs_in += body
+        n = 4 + int.from_bytes(self.hs_in[1:4], "big")
+        msg, self.hs_in = self.hs_in[:n], self.hs_in[n:]
+        self.report.bump(self.report.received, MESSAGE_NAMES.get(msg[0], str(msg[0])))
+        return msg
+
+    # --- the server's handshake messages ----------------------------------------------------------
+
+    def th(self) -> bytes:
+        return hashlib.sha256(self.transcript).digest()
+
+    def plain_handshake(self, msg: bytes) -> None:
+        self.transcript += msg
+        name = MESSAGE_NAMES[msg[0]]
+        size = 1 if self.sc == "hs-one-byte" else MAX_RECORD
+        for at in range(0, len(msg), size):
+            self.send(record(HANDSHAKE, msg[at:at + size]), name)
+
+    def protected_flight(self, msgs: list[bytes]) -> None:
+        """Encrypted handshake messages, packed into records as the scenario says."""
+        for m in msgs:
+            self.transcript += m
+        if self.sc == "hs-packed":
+            blob = b"".join(msgs)
+            for at in range(0, len(blob), MAX_RECORD):
+                self.send(self.tx.seal(HANDSHAKE, blob[at:at + MAX_RECORD]), "packed-flight")
+            return
+        for m in msgs:
+            self.protected_message(m)
+
+    def protected_message(self, m: bytes) -> None:
+        name = MESSAGE_NAMES.get(m[0], str(m[0]))
+        size = 1 if self.sc == "hs-one-byte" else MAX_RECORD
+        pieces = [m[at:at + size] for at in range(0, len(m), size)]
+        if self.sc == "alert-mid-message" and m[0] == CERTIFICATE:
+            half = len(m) // 2
+            pieces = [m[:half], None, m[half:]]
+        for p in pieces:
+            if p is None:
+                self.send(self.tx.seal(ALERT, alert(112, level=1)), "alert:unrecognized_name")
+            else:
+                self.send(self.tx.seal(HANDSHAKE, p), name)
+
+    def server_hello(self, ch: ClientHello, group: int, share: bytes, random: bytes,
+                     suite: Optional[int] = None) -> bytes:
+        exts = extension(EXT_SUPPORTED_VERSIONS, struct.pack(">H", TLS13))
+        exts += extension(EXT_KEY_SHARE, struct.pack(">H", group) + (u16(share) if share else b""))
+        sid = b"\x01" * 32 if self.sc == "session-id-mismatch" else ch.session_id
+        body = struct.pack(">H", TLS12) + random + u8(sid) + struct.pack(">HB", suite or self.suite, 0) + u16(exts)
+        return message(SERVER_HELLO, body)
+
+    def hello_retry(self, ch: ClientHello, group: int) -> ClientHello:
+        """Send a HelloRetryRequest for GROUP; the retried ClientHello."""
+        self.transcript = bytes([254, 0, 0, 32]) + hashlib.sha256(self.transcript).digest()
+        self.plain_handshake(self.server_hello(ch, group, b"", HRR_RANDOM))
+        ch2 = parse_client_hello(self.next_handshake())
+        self.transcript += ch2.raw
+        return ch2
+
+    def certificate(self) -> bytes:
+        chain = load_chain(self.cfg.chain)
+        if self.sc == "cert-60k":
+            ca = load_chain(self.cfg.ca)[0]
+            chain += [ca] * (60 * 1024 // (len(ca) + 5))
+        entries = b"".join(u24(der) + u16(b"") for der in chain)
+        return message(CERTIFICATE, u8(b"") + u24(entries))
+
+    def encrypted_extensions(self) -> bytes:
+        exts = b""
+        if self.sc == "ee-duplicate-extension":
+            exts = extension(EXT_SERVER_NAME, b"") * 2
+        elif self.sc == "ee-unsolicited-extension":
+            exts = extension(EXT_ALPN, u16(u8(b"h2")))
+        return message(ENCRYPTED_EXTENSIONS, u16(exts))
+
+    def handshake(self) -> bool:
+        """The server's side of a TLS 1.3 handshake; False when the scenario ended it early."""
+        ch = parse_client_hello(self.next_handshake())
+        self.transcript = ch.raw
+        if TLS13 not in ch.versions:
+            raise PeerClosed("the client did not offer TLS 1.3")
+        self.suite = next(s for s in ((CHACHA20, AES_128_GCM) if self.cfg.suite == "chacha20" else
+                                      (AES_128_GCM, CHACHA20)) if s in ch.suites)
+        want = SECP256R1 if self.sc in ("hrr", "hrr-twice") or self.cfg.group == "p256" else X25519
+        if want not in ch.shares:
+            ch = self.hello_retry(ch, want)
+            if self.sc == "hrr-twice":
+                self.hello_retry(ch, want)
+                return False
+        share, shared = key_share(want, ch.shares[want])
+        if self.sc == "group-not-offered":
+            self.plain_handshake(self.server_hello(ch, 0x1234, os.urandom(32), os.urandom(32)))
+            self.next_record()
+            return False
+        suite = 0x1304 if self.sc == "suite-not-offered" else None
+        self.plain_handshake(self.server_hello(ch, want, share, os.urandom(32), suite))
+        if self.sc == "ccs-compat":
+            self.send(record(CCS, b"\x01"), "ChangeCipherSpec")
+        schedule = Schedule()
+        c_hs, s_hs = schedule.handshake(shared, self.th())
+        self.tx, self.rx = Protection(self.suite, s_hs), Protection(self.suite, c_hs)
+        self.server_flight(s_hs)
+        c_ap, s_ap = schedule.application(self.th())
+        fin = self.next_handshake()
+        if fin[0] != FINISHED or fin[4:] != finished_mac(c_hs, self.th()):
+            raise PeerClosed("bad client Finished")
+        self.transcript += fin
+        self.tx, self.rx = Protection(self.suite, s_ap), Protection(self.suite, c_ap)
+        self.report.bump(self.report.counts, "handshakes")
+        return True
+
+    def server_flight(self, s_hs: bytes) -> None:
+        key = load_key(self.cfg.key)
+        ee, cert = self.encrypted_extensions(), self.certificate()
+        signed_hash = hashlib.sha256(self.transcript + ee + (b"" if self.sc == "cv-wrong-transcript" else cert)).digest()
+        cv = message(CERTIFICATE_VERIFY, struct.pack(">H", scheme_of(key)) +
+                     u16(sign(key, certificate_verify_input(signed_hash))))
+        mac = finished_mac(s_hs, hashlib.sha256(self.transcript + ee + cert + cv).digest())
+        if self.sc == "bad-finished":
+            mac = bytes([mac[0] ^ 1]) + mac[1:]
+        self.protected_flight([ee, cert, cv, message(FINISHED, mac)])
+
+    # --- after the handshake ----------------------------------------------------------------------
+
+    def post(self, content_type: int, data: bytes, what: str, **kw) -> None:
+        self.send(self.tx.seal(content_type, data, **kw), what)
+
+    def ticket(self, size: int = 64, exts: bytes = b"") -> bytes:
+        return message(NEW_SESSION_TICKET, struct.pack(">II", 7200, 0) + u8(os.urandom(8)) +
+                       u16(os.urandom(size)) + u16(exts))
+
+    def key_update(self, requested: int) -> None:
+        self.post(HANDSHAKE, message(KEY_UPDATE, bytes([requested])), "KeyUpdate")
+        self.tx.update()
+
+    def before_response(self) -> bool:
+        """What the scenario sends between the handshake and the response; False when it ended it."""
+        sc = self.sc
+        if sc == "rst-after-finished":
+            self.reset()
+            return False
+        simple = {
+            "ccs-after-handshake": lambda: self.send(record(CCS, b"\x01"), "ChangeCipherSpec"),
+            "keyupdate-100": lambda: [self.key_update(0) for _ in range(100)],
+            "keyupdate-bad-value": lambda: self.post(HANDSHAKE, message(KEY_UPDATE, b"\x02"), "KeyUpdate"),
+            "tickets-50": lambda: [self.post(HANDSHAKE, self.ticket(), "NewSessionTicket") for _ in range(50)],
+            "ticket-60k": lambda: self.send_big_message(self.ticket(60 * 1024), "NewSessionTicket"),
+            "ticket-unknown-extension": lambda: self.post(HANDSHAKE, self.ticket(exts=struct.pack(">HH", 0x7777, 0)),
+                                                          "NewSessionTicket"),
+            "certificate-request-post": lambda: self.post(HANDSHAKE, message(CERTIFICATE_REQUEST, u8(b"\x01") +
+                                                                            u16(extension(13, u16(b"\x04\x03")))),
+                                                          "CertificateRequest"),
+            "warning-alert": lambda: self.post(ALERT, alert(112, level=1), "alert:unrecognized_name"),
+            "user-canceled": lambda: self.post(ALERT, alert(90, level=1), "alert:user_canceled"),
+            "empty-records-32": lambda: [self.post(APPDATA, b"", "empty") for _ in range(32)],
+            "empty-records-1000": lambda: [self.post(APPDATA, b"", "empty") for _ in range(1000)],
+            "unknown-content-type": lambda: self.send(record(99, b"\x00" * 20), "type-99"),
+            "unknown-inner-type": lambda: self.post(99, b"\x00" * 20, "inner-type-99"),
+            "no-inner-type": lambda: self.send(self.sealed_padding_only(), "padding-only"),
+            "record-overflow-plaintext": lambda: self.post(APPDATA, b"x" * (MAX_RECORD + 1), "overflow"),
+            "record-overflow-ciphertext": lambda: self.post(APPDATA, b"x" * MAX_RECORD, "overflow",
+                                                            extra_ciphertext=CIPHERTEXT_OVER),
+        }
+        if sc in simple:
+            simple[sc]()
+        return True
+
+    def reset(self) -> None:
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.report.bump(self.report.sent, "RST")
+
+    def sealed_padding_only(self) -> bytes:
+        header = struct.pack(">BHH", APPDATA, TLS12, 20 + 16)
+        return header + self.tx.aead.encrypt(self.tx.nonce(), b"\0" * 20, header)
+
+    def send_big_message(self, m: bytes, what: str) -> None:
+        for at in range(0, len(m), MAX_RECORD):
+            self.post(HANDSHAKE, m[at:at + MAX_RECORD], what)
+
+    def read_request(self) -> Optional[bytes]:
+        """One HTTP request's head and body; None when the client closed between requests."""
+        data = b""
+        while b"\r\n\r\n" not in data or len(data) < self.request_length(data):
+            try:
+                ctype, body = self.next_record()
+            except PeerClosed:
+                if not data:
+                    return None
+                raise
+            if ctype == HANDSHAKE:
+                self.client_post_handshake(body)
+            elif ctype == APPDATA:
+                if self.owed_key_update:  # RFC 8446 4.6.3: the answer comes before any application data
+                    self.report.bump(self.report.counts, "data_before_key_update")
+                    self.owed_key_update = False
+                data += body
+        self.report.bump(self.report.counts, "requests")
+        return data
+
+    @staticmethod
+    def request_length(data: bytes) -> int:
+        head, _, _ = data.partition(b"\r\n\r\n")
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                return len(head) + 4 + int(value)
+        return len(head) + 4
+
+    def client_post_handshake(self, body: bytes) -> None:
+        self.report.bump(self.report.received, MESSAGE_NAMES.get(body[0], str(body[0])))
+        if body[0] == KEY_UPDATE:
+            self.rx.update()
+            self.owed_key_update = False
+
+    def respond(self) -> None:
+        head = f"HTTP/1.1 200 OK\r\nContent-Length: {self.cfg.body_size}\r\n\r\n".encode()
+        data = head + b"x" * self.cfg.body_size
+        sc, half = self.sc, len(data) // 2
+        size = {"app-one-byte": 1}.get(sc, MAX_RECORD)
+        mid = {"keyupdate-requested", "close-notify-mid-response", "fatal-alert-mid-response", "fin-mid-record",
+               "tls12-renegotiation", "tls12-renegotiation-mismatch"}
+        first, rest = (data[:half], data[half:]) if sc in mid else (data, b"")
+        self.app_records(first, size)
+        if sc.startswith("tls12-renegotiation"):
+            self.renegotiate()
+        if sc == "keyupdate-requested":
+            self.key_update(1)
+            self.owed_key_update = True
+        elif sc == "close-notify-mid-response":
+            self.post(ALERT, alert(0, level=1), "alert:close_notify")
+        elif sc == "fatal-alert-mid-response":
+            self.post(ALERT, alert(80), "alert:internal_error")
+            return
+        elif sc == "fin-mid-record":
+            self.send(self.tx.seal(APPDATA, rest)[:20], "half-record")
+            self.sock.shutdown(socket.SHUT_WR)
+            return
+        self.app_records(rest, size)
+        after = {"close-notify-then-data": [(ALERT, alert(0, level=1), "alert:close_notify"),
+                                            (APPDATA, b"more", "after-close")],
+                 "fatal-alert-after-response": [(ALERT, alert(80), "alert:internal_error")]}
+        for ctype, payload, what in after.get(sc, []):
+            self.post(ctype, payload, what)
+
+    def app_records(self, data: bytes, size: int) -> None:
+        for at in range(0, len(data), size):
+            piece = data[at:at + size]
+            pad = 1000 if self.sc == "padded-records" else 0
+            if self.sc == "wrong-record-version":
+                self.send(self.tx.seal(APPDATA, piece, version=0x0301), "response")
+            else:
+                self.send(self.tx.seal(APPDATA, piece, pad=pad), "response")
+            if self.sc == "tickets-mid-response":
+                self.post(HANDSHAKE, self.ticket(), "NewSessionTicket")
+
+    def serve(self) -> None:
+        if not self.handshake():
+            return
+        if not self.before_response():
+            return
+        while (request := self.read_request()) is not None:
+            if self.sc == "rst-after-request":
+                self.reset()
+                return
+            self.respond()
+            if b"connection: close" in request.lower():
+                break
+            if self.sc in ("fatal-alert-mid-response", "fin-mid-record", "fatal-alert-after-response",
+                           "close-notify-mid-response", "close-notify-then-data"):
+                return
+        self.post(ALERT, alert(0, level=1), "alert:close_notify")
+
+
+class Conn12(Conn):
+    """The TLS 1.2 rows: a 1.2-only server (ECDHE-ECDSA-AES128-GCM-SHA256, X25519, secure
+    renegotiation, RFC 5746) that can ask the client to renegotiate in the middle of a response."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.pending_rx: Optional[Protection12] = None
+        self.verify_data = (b"", b"")  # the last handshake's client and server Finished
+
+    def next_record(self) -> tuple[int, bytes]:
+        while True:
+            header = self.read_exact(5)
+            ctype, body = header[0], self.read_exact(struct.unpack(">H", header[3:5])[0])
+            if self.rx is not None:
+                ctype, body = self.rx.open(header, body)
+            if ctype == CCS:  # the client's next records are under the new keys
+                self.report.bump(self.report.received, "ChangeCipherSpec")
+                self.rx = self.pending_rx
+                continue
+            if ctype == ALERT and body[:1] == b"\x01":  # a warning: counted, the connection goes on
+                self.report.bump(self.report.alerts_received, ALERT_NAMES.get(body[1], str(body[1])))
+                continue
+            if ctype == ALERT:
+                self.on_alert(body)
+            return ctype, body
+
+    def send_handshake(self, msg: bytes) -> None:
+        self.transcript += msg
+        what = MESSAGE_NAMES[msg[0]]
+        self.send(self.tx.seal(HANDSHAKE, msg) if self.tx else record(HANDSHAKE, msg), what)
+
+    def handshake(self) -> bool:
+        self.full_handshake(parse_client_hello(self.next_handshake()))
+        return self.sc != "downgrade-sentinel"
+
+    def full_handshake(self, ch: ClientHello) -> None:
+        """Everything after the client's hello CH: the first handshake, or a renegotiation's."""
+        if ECDHE_ECDSA_AES128_GCM not in ch.suites:
+            raise PeerClosed("the client did not offer ECDHE-ECDSA-AES128-GCM-SHA256")
+        self.transcript = ch.raw
+        server_random = os.urandom(24) + (b"DOWNGRD\x01" if self.sc == "downgrade-sentinel" else os.urandom(8))
+        client_fin, server_fin = self.verify_data
+        if self.sc == "tls12-renegotiation-mismatch" and client_fin:
+            server_fin = bytes(12)  # RFC 5746 3.5: the client must abort
+        exts = extension(11, b"\x01\x00")
+        if self.sc != "tls12-no-renegotiation-info":
+            exts += extension(EXT_RENEGOTIATION_INFO, u8(client_fin + server_fin))
+        self.send_handshake(message(SERVER_HELLO, struct.pack(">H", TLS12) + server_random + u8(b"") +
+                                    struct.pack(">HB", ECDHE_ECDSA_AES128_GCM, 0) + u16(exts)))
+        if self.sc == "downgrade-sentinel":
+            self.next_record()  # the client's alert ends it
+            return
+        self.send_handshake(message(CERTIFICATE, u24(b"".join(u24(d) for d in load_chain(self.cfg.chain)))))
+        mine, public = x25519_pair()
+        params = bytes([3]) + struct.pack(">H", X25519) + u8(public)
+        key = load_key(self.cfg.key)
+        signature = sign(key, ch.client_random + server_random + params)
+        self.send_handshake(message(SERVER_KEY_EXCHANGE, params + struct.pack(">H", scheme_of(key)) + u16(signature)))
+        self.send_handshake(message(SERVER_HELLO_DONE, b""))
+        self.finish(ch, server_random, mine)
+
+    def finish(self, ch: ClientHello, server_random: bytes, mine) -> None:
+        cke = self.next_handshake()
+        if cke[0] != CLIENT_KEY_EXCHANGE:
+            raise PeerClosed(f"message {cke[0]} instead of ClientKeyExchange")
+        self.transcript += cke
+        shared = x25519_shared(mine, cke[5:5 + cke[4]])
+        keys = Keys(shared, ch.client_random, server_random)
+        self.pending_rx = Protection12(keys.client_key, keys.client_salt)
+        fin = self.next_handshake()
+        if fin[0] != FINISHED or fin[4:] != keys.verify_data(b"client finished", self.transcript):
+            raise PeerClosed("bad client Finished")
+        self.transcript += fin
+        self.send(self.tx.seal(CCS, b"\x01") if self.tx else record(CCS, b"\x01"), "ChangeCipherSpec")
+        self.tx = Protection12(keys.server_key, keys.server_salt)
+        server_fin = keys.verify_data(b"server finished", self.transcript)
+        self.send_handshake(message(FINISHED, server_fin))
+        self.verify_data = (fin[4:], server_fin)
+        self.report.bump(self.report.counts, "handshakes")
+
+    def renegotiate(self) -> None:
+        """A HelloRequest; the client's ClientHello, written from inside its SSL_read; a whole new handshake."""
+        self.send(self.tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"")), "HelloRequest")
+        msg = self.next_handshake()
+        if msg[0] != CLIENT_HELLO:
+            raise PeerClosed(f"message {msg[0]} instead of the renegotiation's ClientHello")
+        self.full_handshake(parse_client_hello(msg))
+
+
+def handle(sock: socket.socket, cfg: argparse.Namespace, report: Report) -> None:
+    report.bump(report.counts, "connections")
+    sock.settimeout(SOCKET_TIMEOUT_S)
+    try:
+        tls12 = cfg.scenario.startswith("tls12-") or cfg.scenario == "downgrade-sentinel"
+        (Conn12 if tls12 else Conn)(sock, cfg, report).serve()
+    except PeerClosed as e:
+        report.bump(report.errors, str(e).split()[0])
+    except Exception as e:  # noqa: BLE001 - whatever ends a connection is counted, never a traceback
+        report.bump(report.errors, type(e).__name__)
+    finally:
+        sock.close()
+
+
+def serve_forever(cfg: argparse.Namespace) -> None:
+    report = Report(cfg.scenario)
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((cfg.host, cfg.port))
+    listener.listen(128)
+
+    threads: list[threading.Thread] = []
+
+    def stop(_sig, _frame) -> None:
+        end = time.monotonic() + STOP_GRACE_S  # connections still reading what the client said last
+        for t in threads:
+            t.join(max(0.0, end - time.monotonic()))
+        print("REPORT " + json.dumps(report.to_json(), sort_keys=True), flush=True)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop)
+    print(f"READY {listener.getsockname()[1]}", flush=True)
+    while True:
+        sock, _ = listener.accept()
+        threads.append(threading.Thread(target=handle, args=(sock, cfg, report), daemon=True))
+        threads[-1].start()
+
+
+def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
+    scenarios = "\n".join(f"  {k:28} {v}" for k, v in SCENARIOS.items())
+    p = argparse.ArgumentParser(
+        description="A TLS 1.3 server that breaks the protocol on purpose, one scenario per run. Prints "
+                    "READY <port>; on SIGTERM prints one REPORT {json} line and exits 0.",
+        epilog=f"scenarios:\n{scenarios}\n\nREPORT fields: scenario, connections, handshakes, requests, "
+               "sent/received (by message), alerts_received, errors (why connections ended early).",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--chain", required=True, help="the certificate chain (PEM, leaf first)")
+    p.add_argument("--key", required=True, help="the leaf's private key (PEM: P-256 or RSA)")
+    p.add_argument("--ca", help="the CA certificate (PEM; cert-60k repeats it); default: ca.pem beside --chain")
+    p.add_argument("--scenario", default="normal", help="what the peer does (below)")
+    p.add_argument("--suite", choices=("aes128gcm", "chacha20"), default="aes128gcm", help="preferred cipher suite")
+    p.add_argument("--group", choices=("x25519", "p256"), default="x25519", help="preferred key share group")
+    p.add_argument("--body-size", type=int, default=2000, help="response body bytes (default 2000)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0)
+    cfg = p.parse_args(argv)
+    if cfg.scenario not in SCENARIOS:
+        p.exit(2, f"{p.prog}: --scenario {cfg.scenario!r}: unknown (one of: {', '.join(SCENARIOS)})\n")
+    for path in (cfg.chain, cfg.key):
+        if not os.path.isfile(path):
+            p.exit(2, f"{p.prog}: {path}: no such file\n")
+    cfg.ca = cfg.ca or os.path.join(os.path.dirname(cfg.chain), "ca.pem")
+    return cfg
+
+
+if __name__ == "__main__":
+    serve_forever(parse_args())
+    sys.exit(0)
