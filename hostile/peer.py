@@ -100,6 +100,10 @@ class PeerClosed(Exception):
     """The client closed, reset, or said an alert: the connection ends."""
 
 
+class RenegotiationRefused(Exception):
+    """The client answered a HelloRequest with a no_renegotiation warning (RFC 5246 7.2.2)."""
+
+
 class Report:
     """What the peer sent and received, by message, across the run's connections."""
 
@@ -459,6 +463,7 @@ class Conn12(Conn):
 
     def __init__(self, *args):
         super().__init__(*args)
+        self.awaiting_renegotiation = False  # a HelloRequest is out: a no_renegotiation warning answers it
         self.pending_rx: Optional[Protection12] = None
         self.verify_data = (b"", b"")  # the last handshake's client and server Finished
 
@@ -474,6 +479,8 @@ class Conn12(Conn):
                 continue
             if ctype == ALERT and body[:1] == b"\x01":  # a warning: counted, the connection goes on
                 self.report.bump(self.report.alerts_received, ALERT_NAMES.get(body[1], str(body[1])))
+                if self.awaiting_renegotiation and body[1:2] == b"\x64":
+                    raise RenegotiationRefused()
                 continue
             if ctype == ALERT:
                 self.on_alert(body)
@@ -536,7 +543,14 @@ class Conn12(Conn):
     def renegotiate(self) -> None:
         """A HelloRequest; the client's ClientHello, written from inside its SSL_read; a whole new handshake."""
         self.send(self.tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"")), "HelloRequest")
-        msg = self.next_handshake()
+        self.awaiting_renegotiation = True
+        try:
+            msg = self.next_handshake()
+        except RenegotiationRefused:  # the server may go on without renegotiating (RFC 5246 7.2.2): it does
+            self.report.bump(self.report.counts, "renegotiations_refused")
+            return
+        finally:
+            self.awaiting_renegotiation = False
         if msg[0] != CLIENT_HELLO:
             raise PeerClosed(f"message {msg[0]} instead of the renegotiation's ClientHello")
         self.full_handshake(parse_client_hello(msg))
