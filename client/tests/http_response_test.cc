@@ -46,7 +46,17 @@ TEST(HttpResponse, EmptyBodyIsComplete) {
 
 TEST(HttpResponse, ChunkedIsReportedNotWaitedFor) {
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-                            "chunked 200 45");
+                            "chunked 200 47");  // judged at the end of the headers
+}
+
+// RFC 9112 6.3: never delimited by either framing, in either order, identity included (client.tsv both-framings)
+TEST(HttpResponse, BothFramingsAreMalformedInEitherOrder) {
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello",
+                            "malformed 200 66");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello",
+                            "malformed 200 66");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 5\r\n\r\nhello",
+                            "malformed 200 67");
 }
 
 TEST(HttpResponse, MissingLengthIsMalformed) {
