@@ -9,6 +9,7 @@
 #   ./run_all.sh --client PROFILE   one client under test alone (clients/README.md): its crossed gates;
 #                                the first run records its observations (--update), later runs gate on them
 #   BUILD_DIR=... JOBS=...       build folder (default ./build), parallel build jobs (default 2)
+#   JUnit XML: BUILD_DIR/junit/, one file per gate (a test case per row) and ctest-LABEL.xml per label
 set -uo pipefail
 
 cd "$(dirname "$0")"
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --setup-only) SETUP_ONLY=1; shift ;;
     --full) export TLSLAB_FULL=1; shift ;;
     --client) [ $# -ge 2 ] || die "--client: missing value"; CLIENT=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -44,7 +45,7 @@ done
 # --- set-up: Debian packages --------------------------------------------------------------
 PACKAGES=(cmake ninja-build pkg-config clang-14 libclang-rt-14-dev libssl-dev openssl libgtest-dev
           libc-ares-dev valgrind gdb iproute2 util-linux python3 python3-trustme python3-dnslib
-          python3-cryptography
+          python3-cryptography gcovr llvm-14   # gcovr, llvm-cov-14: coverage/coverage.py only
           python3-uvloop libcurl4-openssl-dev libgnutls28-dev golang-go)   # the clients under test
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -76,6 +77,8 @@ if [ -n "$CLIENT" ]; then
 fi
 
 # --- every label, one after the other (timing-sensitive gates get the machine to themselves) ---
+export TLSLAB_JUNIT_DIR=${TLSLAB_JUNIT_DIR:-$BUILD_DIR/junit}   # every gate writes its rows there (harness/junit.py)
+mkdir -p "$TLSLAB_JUNIT_DIR"
 declare -A RESULT SECONDS_OF COUNTS
 failed_labels=0
 total_pass=0
@@ -87,7 +90,8 @@ for label in "${LABELS[@]}"; do
   jobs=1
   # units and fuzzers are bounded by count, not time: they share the cores (fuzz: about 40 s less)
   [ "$label" = unit ] || [ "$label" = fuzz ] && jobs=$JOBS
-  ctest --test-dir "$BUILD_DIR" -L "^${label}\$" -j "$jobs" --output-on-failure --no-tests=error >"$log" 2>&1
+  ctest --test-dir "$BUILD_DIR" -L "^${label}\$" -j "$jobs" --output-on-failure --no-tests=error \
+    --output-junit "$TLSLAB_JUNIT_DIR/ctest-$label.xml" >"$log" 2>&1
   rc=$?
   SECONDS_OF[$label]=$(( $(date +%s) - start ))
   # ctest's own tally: "N% tests passed, M tests failed out of T"

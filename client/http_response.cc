@@ -67,6 +67,15 @@ void HttpResponse::take_status_line() {
 
 void HttpResponse::take_header() {
   if (line_.empty()) {  // end of headers
+    // RFC 9112 6.3: a response with both framings may be smuggling or splitting: an error, whichever comes first
+    if (!transfer_encoding_.empty() && content_length_ >= 0) {
+      fail(State::malformed, "both Transfer-Encoding and Content-Length");
+      return;
+    }
+    if (!transfer_encoding_.empty() && lower(transfer_encoding_) != "identity") {
+      fail(State::chunked, "Transfer-Encoding: " + transfer_encoding_ + " is not supported");
+      return;
+    }
     if (content_length_ < 0) {
       if (status_ == 204 || status_ == 304 || (status_ >= 100 && status_ < 200)) content_length_ = 0;
       else {
@@ -85,8 +94,8 @@ void HttpResponse::take_header() {
   }
   std::string name = lower(trim(line_.substr(0, colon)));
   std::string value = trim(line_.substr(colon + 1));
-  if (name == "transfer-encoding" && lower(value) != "identity") {
-    fail(State::chunked, "Transfer-Encoding: " + value + " is not supported");
+  if (name == "transfer-encoding") {
+    transfer_encoding_ += (transfer_encoding_.empty() ? "" : ", ") + value;
   } else if (name == "content-length") {
     char* end = nullptr;
     long n = std::strtol(value.c_str(), &end, 10);

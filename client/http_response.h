@@ -1,5 +1,6 @@
 // Reads one HTTP/1.1 response, fed in any chunks (down to one byte): status line,
-// headers, then exactly Content-Length bytes of body. A chunked body is reported, not hung on.
+// headers, then exactly Content-Length bytes of body. A chunked body is reported, not hung on;
+// a response with both Transfer-Encoding and Content-Length is malformed (RFC 9112 6.3).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +34,7 @@ class HttpResponse {
   int status_ = 0;
   long content_length_ = -1;
   long body_left_ = 0;
+  std::string transfer_encoding_;  // every Transfer-Encoding value, judged at the end of the headers
   std::string error_;
 };
 

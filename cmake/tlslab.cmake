@@ -16,6 +16,7 @@ file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 # tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> COMMAND <cmd...>)
 # One gate = one CTest test. Python gates run with Debian's interpreter; they import the lab
 # library (harness/) through the `harness` link in their folder, so no PYTHONPATH is set.
+# TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it.
 function(tlslab_gate)
   cmake_parse_arguments(G "" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
@@ -25,7 +26,7 @@ function(tlslab_gate)
   set_tests_properties(${G_NAME} PROPERTIES
     LABELS "${G_LABELS}"
     TIMEOUT ${G_TIMEOUT}
-    ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR}")
+    ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR};TLSLAB_GATE_TEST=${G_NAME}")
 endfunction()
 
 # tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [LINK <lib...>])

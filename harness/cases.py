@@ -14,7 +14,8 @@ Columns:
                   proxy PORT FAULT...              proxy/'s tlslab-proxy in front of 127.0.0.1:PORT,
                                                    each FAULT a --fault (direction:name:k=v,...): proxy
                 or - for none
-    client      the client's whole argument list (it is given --json)
+    client      the client's whole argument list (it is given --json); leading NAME=VALUE words
+                are its environment, as in a shell (SSL_CERT_FILE={certs}/ca2.pem --count 3 {target})
     shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3), or -
     expect      harness/expect.py's grammar
     control     the case that succeeds where this one must fail (required for failure rows), or -
@@ -26,7 +27,9 @@ Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers),
 """
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
 import signal as signals
 import socket
@@ -46,6 +49,7 @@ from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
+ENV_WORD = re.compile(r"[A-Z][A-Z0-9_]*=")
 SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
 PEER_KINDS = ("tls", "hostile", "s_server", "dns", "mux", "proxy")
@@ -229,7 +233,11 @@ class Cell:
         env = io_env(self.lab.program, report, **settings) if settings else None
         with ExitStack() as stack:
             peers = self.start(stack)
-            args = (["--transport", self.transport] if self.transport else []) + self.expand(self.row.client).split()
+            words = self.expand(self.row.client).split()
+            given = list(itertools.takewhile(ENV_WORD.match, words))
+            if given:
+                env = {**(env or os.environ), **dict(w.split("=", 1) for w in given)}
+            args = (["--transport", self.transport] if self.transport else []) + words[len(given):]
             exp = parse(self.expand(exp_text))
             run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if settings else None,
                              timeout=time_limit(exp, self.lab.timeout))

@@ -12,19 +12,27 @@ import sys
 import time
 from typing import Optional
 
+from . import junit
+
 
 class Gate:
     """PASS/FAIL lines, then `N passed, N failed[, N skipped]`; exit code 1 on any failure.
-    Every case's name, verdict and seconds are kept (`cases`) for a JUnit or results writer."""
+    Every case's name, verdict and detail are kept (`cases`) for a results writer; with
+    TLSLAB_JUNIT_DIR set, finish() writes them as JUnit XML (harness/junit.py), with the
+    seconds since the previous case as each case's time."""
 
     def __init__(self, name: str):
         self.name = name
         self.passed = self.failed = self.skipped = 0
         self.cases: list[tuple[str, str, str]] = []   # (case, PASS|FAIL|SKIP, detail)
-        self._began = time.monotonic()
+        self._began = self._last = time.monotonic()
+        self._seconds: list[float] = []               # each case's time since the one before
 
     def _line(self, verdict: str, case: str, detail: str) -> None:
         self.cases.append((case, verdict, detail))
+        now = time.monotonic()
+        self._seconds.append(now - self._last)
+        self._last = now
         sep = ": " if verdict != "PASS" else "  ("
         tail = "" if not detail else (sep + detail + (")" if verdict == "PASS" else ""))
         print(f"{verdict} {case}{tail}", flush=True)
@@ -52,6 +60,7 @@ class Gate:
         if self.passed + self.failed + self.skipped == 0:  # a gate that ran nothing proves nothing
             print(f"{self.name}: no case ran (an --only or a name that matches nothing?)", file=sys.stderr)
             return 2
+        junit.write(self.name, [(*c, s) for c, s in zip(self.cases, self._seconds)], time.monotonic() - self._began)
         tail = f", {self.skipped} skipped" if self.skipped else ""
         print(f"{self.name}: {self.passed} passed, {self.failed} failed{tail} "
               f"in {time.monotonic() - self._began:.1f} s", flush=True)

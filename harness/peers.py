@@ -152,5 +152,7 @@ def dns_stub(*zones: str, **kw) -> Server:
 
 
 def mux(*backends: str, **kw) -> Server:
-    """servers/mux.py handing connections to each HOST:PORT[+MS] backend in turn."""
-    return Server.script("mux.py", *[a for b in backends for a in ("--backend", b)], **kw)
+    """servers/mux.py handing connections to each HOST:PORT[+MS] backend in turn (a word that
+    starts with -- is one of its flags: --count-tickets)."""
+    return Server.script("mux.py", *[a for b in backends for a in ((b,) if b.startswith("--") else ("--backend", b))],
+                         **kw)

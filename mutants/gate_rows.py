@@ -89,16 +89,19 @@ class GateRows:
                            f"{case!r} (a test's name, or a case its --list prints)")
         return GateRow(ref, holding, case)
 
-    def run(self, row: GateRow, programs: dict[str, str], work: Path) -> tuple[bool, str, float]:
-        """Runs ROW with each program path in PROGRAMS replaced: (held, what it said, seconds)."""
+    def run(self, row: GateRow, programs: dict[str, str], work: Path,
+            limit: float = ROW_LIMIT_S) -> tuple[bool, str, float]:
+        """Runs ROW with each program path in PROGRAMS replaced: (held, what it said, seconds).
+        LIMIT: the seconds a run may take (at most its test's TIMEOUT) before it is killed."""
         start = time.monotonic()
         for test in row.tests:
             argv = [programs.get(a, a) for a in row.argv(test)]
-            env = {**os.environ, **test.env, "TLSLAB_WORK": str(work)}
-            rc, out, err, hung = bounded(argv, min(test.timeout, ROW_LIMIT_S), env)
+            env = {k: v for k, v in {**os.environ, **test.env, "TLSLAB_WORK": str(work)}.items()
+                   if k != "TLSLAB_JUNIT_DIR"}   # a mutant's run is not the gate's result
+            seconds = min(test.timeout, limit)
+            rc, out, err, hung = bounded(argv, seconds, env)
             if hung:
-                return False, f"{test.name}: ran past {min(test.timeout, ROW_LIMIT_S):.0f} s (killed)", \
-                    time.monotonic() - start
+                return False, f"{test.name}: ran past {seconds:.0f} s (killed)", time.monotonic() - start
             if rc != 0:
                 return False, f"{test.name}: exit {rc}: {first_failure(out, err)}", time.monotonic() - start
         last = [ln for ln in out.splitlines() if ln.strip()][-1:] if row.tests else []

@@ -40,15 +40,20 @@ RELINK_SOURCE = {"tlsnb": "client/outcome.cc", "tlsnb_units": "client/outcome.cc
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help="run only these mutants (default: all)")
+    build_flags(p)
+    p.add_argument("--rows", type=Path, default=HERE / "mutants.toml", help="the mutant rows (default mutants.toml)")
+    p.add_argument("--list", action="store_true", help="print the mutants and their gate rows, run nothing")
+    return p.parse_args()
+
+
+def build_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of a mutant build (CTest gives them): the build tree, the libraries, the sanitizer flags."""
     p.add_argument("--build-dir", required=True, type=Path, help="the build tree (compile_commands.json, objects, CTest)")
     p.add_argument("--ssl-libs", nargs="+", default=["-lssl", "-lcrypto"], help="libssl and libcrypto to link with")
     p.add_argument("--gtest-libs", nargs="+", default=["-lgtest_main", "-lgtest"], help="GoogleTest to link the units with")
     p.add_argument("--san-flags", default="", help="the ASan+UBSan flags (TLSLAB_SAN_FLAGS), one string")
     p.add_argument("--fuzz-flags", default="", help="the libFuzzer flags (TLSLAB_FUZZ_FLAGS), one string")
-    p.add_argument("--rows", type=Path, default=HERE / "mutants.toml", help="the mutant rows (default mutants.toml)")
     p.add_argument("--work", type=Path, default=Path(os.environ.get("TLSLAB_WORK", "/tmp/tlslab-work")))
-    p.add_argument("--list", action="store_true", help="print the mutants and their gate rows, run nothing")
-    return p.parse_args()
 
 
 def programs(ns) -> dict[str, Program]:

@@ -54,6 +54,12 @@ BEHAVIOURS: dict[str, str] = {
     "early-response": "complete the handshake, read the request's head only, answer at once (Content-Length), then "
                       "read nothing more and hold the connection --hold-s: a large POST body stays queued in the "
                       "client when its response is complete (close with data queued: FLUSHING)",
+    "length-and-chunked": "like chunked, with a Content-Length (of the decoded body) before the Transfer-Encoding "
+                          "header: both framings in one response (RFC 9112 6.3)",
+    "identity-and-length": "like normal, with Transfer-Encoding: identity before its Content-Length: both "
+                           "framings in one response, the body as Content-Length says",
+    "stall-mid-response": "complete the handshake, read one request, send the headers and half the body, then "
+                          "nothing more (until the client closes)",
 }
 
 VERSIONS: dict[str, ssl.TLSVersion] = {
@@ -300,14 +306,19 @@ class Conn:
         self.writer.close()
 
 
-def make_response(cfg: Config, chunked: bool) -> bytes:
+def make_response(cfg: Config) -> bytes:
+    """The response of every request: Content-Length framing, or what the behaviour names."""
     body = body_pattern(cfg.body_size, 0)
     status = f"HTTP/1.1 {cfg.status} {reason_phrase(cfg.status)}\r\n"
-    if not chunked:
-        return f"{status}Content-Length: {len(body)}\r\n\r\n".encode() + body
+    length = f"Content-Length: {len(body)}\r\n"
+    if cfg.behaviour == "identity-and-length":
+        return f"{status}Transfer-Encoding: identity\r\n{length}\r\n".encode() + body
+    if cfg.behaviour not in ("chunked", "length-and-chunked"):
+        return f"{status}{length}\r\n".encode() + body
     half = len(body) // 2
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:half], body[half:]) if part)
-    return f"{status}Transfer-Encoding: chunked\r\n\r\n".encode() + chunks + b"0\r\n\r\n"
+    both = length if cfg.behaviour == "length-and-chunked" else ""
+    return f"{status}{both}Transfer-Encoding: chunked\r\n\r\n".encode() + chunks + b"0\r\n\r\n"
 
 
 def reason_phrase(status: int) -> str:
@@ -369,7 +380,7 @@ async def serve_close_after_handshake(c: Conn) -> None:
 
 
 async def serve_http(c: Conn) -> None:
-    """normal, slow-response, chunked, trickle: answer every request until the client closes."""
+    """normal, slow-response, chunked, trickle and the two-framing ones: answer every request until the client closes."""
     await c.handshake()
     while True:
         try:
@@ -392,6 +403,13 @@ async def serve_http(c: Conn) -> None:
 async def serve_stall_response(c: Conn) -> None:
     await c.handshake()
     await c.read_request()
+    await c.drain_until_eof()
+
+
+async def serve_stall_mid_response(c: Conn) -> None:
+    await c.handshake()
+    await c.read_request()
+    await c.send_partial_response()
     await c.drain_until_eof()
 
 
@@ -434,6 +452,7 @@ async def serve_early_response(c: Conn) -> None:
 
 SERVE: dict[str, Callable[[Conn], Awaitable[None]]] = {
     "normal": serve_http, "slow-response": serve_http, "chunked": serve_http, "trickle": serve_http,
+    "length-and-chunked": serve_http, "identity-and-length": serve_http, "stall-mid-response": serve_stall_mid_response,
     "silent": serve_silent, "close-before-handshake": serve_close_before_handshake,
     "reset": serve_reset, "fin-then-reset": serve_fin_then_reset, "plaintext-http": serve_plaintext_http,
     "close-after-handshake": serve_close_after_handshake, "stall-response": serve_stall_response,
@@ -468,7 +487,7 @@ class Receiver:
 
     def __init__(self, cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tally: Tally):
         self.cfg, self.socks, self.ctx, self.tally = cfg, socks, ctx, tally
-        self.response = make_response(cfg, chunked=cfg.behaviour == "chunked")
+        self.response = make_response(cfg)
         self.serve = SERVE[cfg.behaviour]
         self.reported_internal = False
 

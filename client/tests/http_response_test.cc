@@ -41,12 +41,27 @@ TEST(HttpResponse, BytesOfTheNextResponseAreLeft) {
 
 TEST(HttpResponse, EmptyBodyIsComplete) {
   expect_same_in_every_step("HTTP/1.1 204 No Content\r\n\r\n", "complete 204 27");
+  expect_same_in_every_step("HTTP/1.1 304 Not Modified\r\n\r\n", "complete 304 29");
+  expect_same_in_every_step("HTTP/1.1 100 Continue\r\n\r\n", "complete 100 25");
+  expect_same_in_every_step("HTTP/1.1 199 Lab\r\n\r\n", "complete 199 20");
   expect_same_in_every_step("HTTP/1.1 200 OK\r\ncontent-length:0\r\n\r\n", "complete 200 37");
 }
 
 TEST(HttpResponse, ChunkedIsReportedNotWaitedFor) {
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-                            "chunked 200 45");
+                            "chunked 200 47");  // judged at the end of the headers
+}
+
+// RFC 9112 6.3: never delimited by either framing, in either order, identity included (client.tsv both-framings)
+TEST(HttpResponse, BothFramingsAreMalformedInEitherOrder) {
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello",
+                            "malformed 200 66");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello",
+                            "malformed 200 66");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 5\r\n\r\nhello",
+                            "malformed 200 67");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 0\r\n\r\n",
+                            "malformed 200 67");
 }
 
 TEST(HttpResponse, MissingLengthIsMalformed) {
@@ -57,7 +72,34 @@ TEST(HttpResponse, GarbageIsMalformed) {
   expect_same_in_every_step("SSH-2.0-OpenSSH\r\n", "malformed 0 17");
   expect_same_in_every_step("HTTP/1.1 2x0 OK\r\n", "malformed 0 17");
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "malformed 200 37");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nbogus\r\nContent-Length: 0\r\n\r\n", "malformed 200 24");
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n", "malformed 200 55");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nContent-Length: 3\r\n\r\n", "malformed 200 55");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n", "malformed 200 38");
+  expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length:\r\n\r\n", "malformed 200 34");
+}
+
+// mutants/survivors: each of these kills an operator mutant the other units let through.
+TEST(HttpResponse, AStatusLineWithoutReasonIsRead) {
+  expect_same_in_every_step("HTTP/1.1 204\r\n\r\n", "complete 204 16");
+}
+
+TEST(HttpResponse, OnlyHttp1StatusLinesAreRead) {
+  expect_same_in_every_step("HTTP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n", "malformed 0 17");
+  expect_same_in_every_step("HTTP/1.1 x00 OK\r\n", "malformed 0 17");
+  expect_same_in_every_step("HTTP/1.1-200 OK\r\n", "malformed 0 17");
+}
+
+TEST(HttpResponse, BareLineFeedsEndLinesToo) {
+  expect_same_in_every_step("HTTP/1.1 200 OK\nContent-Length: 5\n\nhello", "complete 200 40");
+}
+
+TEST(HttpResponse, AHeaderLineOfTheLimitIsReadAndOneMoreIsNot) {
+  std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX: ";
+  std::string fits = head + std::string(8192 - 4, 'a') + "\r\n\r\n";   // 8,192 bytes with its CR
+  std::string over = head + std::string(8192 - 3, 'a') + "\r\n\r\n";
+  EXPECT_EQ(read_in_steps(fits, fits.size()), "complete 200 " + std::to_string(fits.size()));
+  EXPECT_EQ(read_in_steps(over, over.size()).substr(0, 13), "malformed 200");
 }
 
 TEST(HttpResponse, AnOverlongHeaderLineIsMalformedNotBuffered) {
@@ -65,6 +107,7 @@ TEST(HttpResponse, AnOverlongHeaderLineIsMalformedNotBuffered) {
   HttpResponse r;
   r.feed(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   EXPECT_EQ(r.state(), HttpResponse::State::malformed);
+  EXPECT_EQ(r.error(), "header line longer than 8192 bytes");  // the attempt's detail_text
 }
 
 TEST(HttpResponse, ResetReadsTheNextResponse) {

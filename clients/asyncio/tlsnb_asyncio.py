@@ -533,6 +533,7 @@ async def read_response(reader: asyncio.StreamReader) -> int:
         raise Outcome(STAGE_READ, -3, "bad status code")
     status = int(status_line[9:12])
     content_length = -1
+    encodings: list[bytes] = []   # every Transfer-Encoding value, judged at the end of the headers
     while True:
         line = await read_line(reader)
         if not line:
@@ -542,14 +543,18 @@ async def read_response(reader: asyncio.StreamReader) -> int:
             raise Outcome(STAGE_READ, -3, "header without a colon")
         name = line[:colon].strip(b" \t").lower()
         value = line[colon + 1:].strip(b" \t")
-        if name == b"transfer-encoding" and value.lower() != b"identity":
-            raise Outcome(STAGE_READ, -2,
-                          f"Transfer-Encoding: {value.decode('latin-1')} is not supported")
+        if name == b"transfer-encoding":
+            encodings.append(value)
         if name == b"content-length":
             if not re.fullmatch(rb"[+-]?[0-9]+", value) or int(value) < 0 or \
                     (content_length >= 0 and int(value) != content_length):
                 raise Outcome(STAGE_READ, -3, "bad Content-Length")
             content_length = int(value)
+    # RFC 9112 6.3: both framings in one response are an error, whichever comes first
+    if encodings and content_length >= 0:
+        raise Outcome(STAGE_READ, -3, "both Transfer-Encoding and Content-Length")
+    if encodings and b", ".join(encodings).lower() != b"identity":
+        raise Outcome(STAGE_READ, -2, f"Transfer-Encoding: {b', '.join(encodings).decode('latin-1')} is not supported")
     if content_length < 0:
         if status in (204, 304) or 100 <= status < 200:
             content_length = 0

@@ -27,6 +27,7 @@ type response struct {
 	status        int
 	contentLength int64
 	bodyLeft      int64
+	transferEnc   string // every Transfer-Encoding value, judged at the end of the headers
 	why           string
 }
 
@@ -89,6 +90,15 @@ func (r *response) takeStatus(line string) {
 
 func (r *response) takeHeader(line string) {
 	if line == "" {
+		// RFC 9112 6.3: both framings in one response are an error, whichever comes first
+		if r.transferEnc != "" && r.contentLength >= 0 {
+			r.fail(stMalformed, "both Transfer-Encoding and Content-Length")
+			return
+		}
+		if r.transferEnc != "" && strings.ToLower(r.transferEnc) != "identity" {
+			r.fail(stChunked, "Transfer-Encoding: "+r.transferEnc+" is not supported")
+			return
+		}
 		if r.contentLength < 0 {
 			if r.status == 204 || r.status == 304 || (r.status >= 100 && r.status < 200) {
 				r.contentLength = 0
@@ -114,9 +124,10 @@ func (r *response) takeHeader(line string) {
 	value := strings.Trim(line[colon+1:], " \t")
 	switch name {
 	case "transfer-encoding":
-		if strings.ToLower(value) != "identity" {
-			r.fail(stChunked, "Transfer-Encoding: "+value+" is not supported")
+		if r.transferEnc != "" {
+			r.transferEnc += ", "
 		}
+		r.transferEnc += value
 	case "content-length":
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil || n < 0 || (r.contentLength >= 0 && n != r.contentLength) {

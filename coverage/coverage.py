@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Line and branch coverage of client/ and shims/ by the gate's own labels (not a gate: figures only).
+
+Configures a build of its own (BUILD, default build-coverage/) with --coverage, builds it, runs
+the chosen CTest labels on it (default: the default gate's, but clients and mutants: the
+clients under test are not the reference, and a mutant relinked without --coverage cannot link),
+then asks gcovr (apt: gcovr; clang's gcov is `llvm-cov-14 gcov`) for the figures: one summary
+line, a table per file, an HTML report (BUILD/coverage/index.html), and every branch left
+uncovered in the files the issue names, by line, to be covered by a row or given a reason
+(README.md). It prints, it asserts nothing.
+
+    /usr/bin/python3 coverage/coverage.py [--build DIR] [--labels client,faults] [--no-run]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = "unit,client,matrix,faults,leaks,dns,fuzz,gaps"
+WATCHED = ("client/attempt.cc", "client/transport.cc", "client/loop.cc", "client/resolver.cc",
+           "client/http_response.cc")
+FOLDERS = "certs;client;servers;shims;proxy;matrix;fuzz;gaps"
+GCOV = "llvm-cov-14 gcov"
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build", type=Path, default=ROOT / "build-coverage", help="the coverage build (default build-coverage/)")
+    p.add_argument("--labels", default=LABELS, help=f"CTest labels to run, comma-separated (default {LABELS})")
+    p.add_argument("--no-run", action="store_true", help="report what the build already holds (no build, no labels)")
+    return p.parse_args()
+
+
+def step(what: str, argv: list[str], log: Path, **kw) -> int:
+    began = time.monotonic()
+    with log.open("w") as out:
+        rc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, **kw).returncode
+    print(f"== {what}: exit {rc} in {time.monotonic() - began:.0f} s (log {log})", flush=True)
+    return rc
+
+
+def build_and_run(ns) -> None:
+    build = ns.build.resolve()
+    build.mkdir(parents=True, exist_ok=True)
+    flags = "--coverage -O0"
+    configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
+                 f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}", "-DCMAKE_EXE_LINKER_FLAGS=--coverage",
+                 "-DCMAKE_SHARED_LINKER_FLAGS=--coverage", f"-DTLSLAB_FOLDERS={FOLDERS}"]
+    if step("configure", configure, build / "coverage-configure.log") or \
+            step("build", ["cmake", "--build", str(build), "-j2"], build / "coverage-build.log"):
+        sys.exit("coverage.py: the coverage build failed (see its log)")
+    subprocess.run(["find", str(build), "-name", "*.gcda", "-delete"], check=False)
+    for label in ns.labels.split(","):
+        step(f"ctest -L {label}", ["ctest", "--test-dir", str(build), "-L", f"^{label}$", "--output-on-failure"],
+             build / f"coverage-ctest-{label}.log", env={**os.environ, "TLSLAB_JUNIT_DIR": ""})
+
+
+def gcovr(build: Path, *extra: str) -> subprocess.CompletedProcess:
+    argv = ["gcovr", "--root", str(ROOT), "--object-directory", str(build), "--gcov-executable", GCOV,
+            "--filter", str(ROOT / "client") + "/", "--filter", str(ROOT / "shims") + "/",
+            "--exclude", ".*/tests/.*", "--gcov-ignore-parse-errors", "--exclude-throw-branches",
+            "--exclude-unreachable-branches", *extra]
+    return subprocess.run(argv, capture_output=True, text=True, cwd=build)
+
+
+def report(build: Path) -> None:
+    html = build / "coverage" / "index.html"
+    html.parent.mkdir(exist_ok=True)
+    summary = gcovr(build, "--print-summary", "--html-details", str(html), "--txt", str(build / "coverage" / "lines.txt"),
+                    "--json", str(build / "coverage" / "coverage.json"))
+    if summary.returncode != 0:
+        sys.exit(f"coverage.py: gcovr failed: {summary.stderr.strip()[-500:]}")
+    per_file = gcovr(build, "--branches", "--txt")
+    print(per_file.stdout.rstrip())
+    print(summary.stdout.strip())
+    print(f"HTML: {html}")
+    uncovered(json.loads((build / "coverage" / "coverage.json").read_text()))
+
+
+def uncovered(data: dict) -> None:
+    """Every branch never taken in the watched files: file:line (taken of total)."""
+    for entry in data.get("files", []):
+        name = entry["file"]
+        if name not in WATCHED:
+            continue
+        misses = []
+        for line in entry.get("lines", []):
+            branches = line.get("branches", [])
+            taken = sum(1 for b in branches if b.get("count", 0) > 0)
+            if branches and taken < len(branches):
+                misses.append(f"{line['line_number']}({taken}/{len(branches)})")
+        print(f"uncovered branches {name}: {len(misses)} lines: {' '.join(misses) or '-'}")
+
+
+def main() -> int:
+    ns = parse_args()
+    if not ns.no_run:
+        build_and_run(ns)
+    report(ns.build.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
