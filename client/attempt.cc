@@ -104,8 +104,8 @@ bool Attempt::open_ssl() {
   if (!transport_->attach(ssl_.get(), fd_.get())) return fail(setup_outcome(SetupFailure::bio_new)), false;
   SSL_set_connect_state(ssl_.get());
   SSL_set_ex_data(ssl_.get(), verify_record_index(), &verify_);
-  in_addr literal{};
-  bool is_ip = inet_pton(AF_INET, o.name.c_str(), &literal) == 1;
+  dns::Address literal;
+  bool is_ip = dns::address_from_text(o.name, literal);
   if (o.verify) {
     // gaps/no_set1_host: without this, any name the chain verifies for is accepted.
     int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), o.name.c_str())
@@ -126,7 +126,7 @@ bool Attempt::open_ssl() {
   return true;
 }
 
-void Attempt::dial(uint32_t addr, int slot) {
+void Attempt::dial(const dns::Address& addr, int slot) {
   try {
     dial_to(addr, slot);
   } catch (const std::bad_alloc&) {
@@ -134,16 +134,15 @@ void Attempt::dial(uint32_t addr, int slot) {
   }
 }
 
-void Attempt::dial_to(uint32_t addr, int slot) {
+void Attempt::dial_to(const dns::Address& addr, int slot) {
   slot_ = slot;
   state_ = State::connecting;
-  in_addr in{htonl(addr)};
-  char text[INET_ADDRSTRLEN];
-  inet_ntop(AF_INET, &in, text, sizeof text);
-  addr_text_ = std::string(text) + ":" + std::to_string(shared_.config->port);
+  bool six = addr.family == AF_INET6;
+  std::string port = std::to_string(shared_.config->port);
+  addr_text_ = six ? "[" + dns::address_text(addr) + "]:" + port : dns::address_text(addr) + ":" + port;
 
   ERR_clear_error();
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+  int fd = socket(addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
   if (fd < 0) {
     finish(socket_setup_failure(errno));
     return;
@@ -151,11 +150,9 @@ void Attempt::dial_to(uint32_t addr, int slot) {
   own_descriptor(fd);
   if (!open_ssl()) return;
 
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(shared_.config->port);
-  sa.sin_addr = in;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
+  sockaddr_storage sa{};
+  socklen_t sa_len = dns::socket_address(addr, shared_.config->port, sa);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sa_len) != 0 && errno != EINPROGRESS) {
     finish(errno_outcome(Stage::connect, errno));
     return;
   }

@@ -12,6 +12,7 @@
 
 #include "attempt_record.h"
 #include "descriptor.h"
+#include "dns_judge.h"
 #include "http_response.h"
 #include "openssl_ptr.h"
 #include "outcome.h"
@@ -30,8 +31,8 @@ class Attempt final : public Watcher {
   Attempt(uint64_t conn, RunState& shared);
   ~Attempt() override;
 
-  // Opens the socket and the SSL for `addr` (host order) and starts the TCP connect.
-  void dial(uint32_t addr, int slot);
+  // Opens the socket and the SSL for `addr` (either family) and starts the TCP connect.
+  void dial(const dns::Address& addr, int slot);
   // Starts on `fd`, a stream socket already connected to the peer (a socketpair, an accepted or
   // inherited socket), shown as `peer` in the report. The attempt owns `fd` from here.
   void adopt(int fd, const std::string& peer, int slot);
@@ -60,7 +61,7 @@ class Attempt final : public Watcher {
  private:
   enum class Step { again, wait, over };
 
-  void dial_to(uint32_t addr, int slot);
+  void dial_to(const dns::Address& addr, int slot);
   void own_descriptor(int fd);
   Step advance_once();
   Step step_connect();

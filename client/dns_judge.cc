@@ -65,6 +65,29 @@ Address address_of(const in6_addr& v6) {
   return addr;
 }
 
+bool address_from_text(const std::string& text, Address& addr) {
+  addr = Address{};
+  if (inet_pton(AF_INET, text.c_str(), &addr.v4) == 1) return true;
+  addr.family = AF_INET6;
+  return inet_pton(AF_INET6, text.c_str(), &addr.v6) == 1;
+}
+
+socklen_t socket_address(const Address& addr, uint16_t port, sockaddr_storage& out) {
+  out = sockaddr_storage{};
+  if (addr.family == AF_INET6) {
+    auto* six = reinterpret_cast<sockaddr_in6*>(&out);
+    six->sin6_family = AF_INET6;
+    six->sin6_port = htons(port);
+    six->sin6_addr = addr.v6;
+    return sizeof *six;
+  }
+  auto* four = reinterpret_cast<sockaddr_in*>(&out);
+  four->sin_family = AF_INET;
+  four->sin_port = htons(port);
+  four->sin_addr = addr.v4;
+  return sizeof *four;
+}
+
 std::string address_text(const Address& addr) {
   char text[INET6_ADDRSTRLEN] = "";
   if (addr.family == AF_INET6) inet_ntop(AF_INET6, &addr.v6, text, sizeof text);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cstdint>
 #include <string>
@@ -47,8 +48,11 @@ struct Address {
 };
 
 Address address_of(const in_addr& v4);
+bool address_from_text(const std::string& text, Address& addr);  // IPv4 or IPv6 literal
 Address address_of(const in6_addr& v6);
-std::string address_text(const Address& addr);  // dotted quad, or RFC 5952 text
+std::string address_text(const Address& addr);
+// Fills `out` with `addr` and `port` (host order); returns the length to give connect().
+socklen_t socket_address(const Address& addr, uint16_t port, sockaddr_storage& out);  // dotted quad, or RFC 5952 text
 bool is_special(const Address& addr);
 std::string special_reason(const Address& addr);  // the range or block, "" when public
 

@@ -15,8 +15,8 @@ const FlagTable<Options>& flags() {
     FlagTable<Options> t = core_flags<Options>();
     t.insert({
         {"--ns", {true, [](Options& o, const std::string& v) -> std::string {
-                    if (!split_host_port(v, &o.ns_ip, &o.ns_port) || !is_ipv4(o.ns_ip))
-                      return "expects IPv4:PORT, got '" + v + "'";
+                    if (!split_host_port(v, &o.ns_ip, &o.ns_port) || !is_ip_literal(o.ns_ip))
+                      return "expects IPv4:PORT or [IPv6]:PORT, got '" + v + "'";
                     return "";
                   }}},
         {"--dns-udp", toggle<Options>(&Options::ns_udp, true)},
@@ -33,6 +33,12 @@ const FlagTable<Options>& flags() {
          choice<Options, TransportKind>(&Options::transport, "bio", TransportKind::bio, "fd", TransportKind::fd)},
         {"--sigpipe", choice<Options, bool>(&Options::sigpipe_ignore, "default", false, "ignore", true)},
     });
+    // tlsnb dials IPv6 too (the contract's --connect stays IPv4: its clients dial IPv4 only).
+    t["--connect"] = {true, [](Options& o, const std::string& v) -> std::string {
+                        if (!is_ip_literal(v)) return "expects an IPv4 or IPv6 literal, got '" + v + "'";
+                        o.connect_ip = v;
+                        return "";
+                      }};
     return t;
   }();
   return table;
@@ -74,10 +80,10 @@ const char* usage() {
   return R"(usage: tlsnb [options] TARGET:PORT
 
 A non-blocking TLS client: one thread, epoll, many attempts as state machines.
-TARGET is an IPv4 literal or a name (a name needs --connect or --ns).
+TARGET is an IP literal (IPv6 in brackets: [::1]:443) or a name (a name needs --connect or --ns).
 
   --name NAME           name the certificate must carry; SNI (default TARGET)
-  --connect IP          dial this IPv4 address; TARGET is then only the name
+  --connect IP          dial this IPv4 or IPv6 address; TARGET is then only the name
   --ns IP:PORT          resolve TARGET over DNS (TCP) on the event loop with this server,
                         judge every address, pin one, dial it as a literal
   --dns-udp             with --ns: ask over UDP first, retry over TCP when truncated
@@ -106,7 +112,7 @@ TARGET is an IPv4 literal or a name (a name needs --connect or --ns).
 Outcomes (stage/detail): ok/0; connect/errno; handshake/X509_V_ERR_* or OpenSSL code,
 -1 peer closed without an alert; write/code or errno; read/code or errno, -1 closed without
 close_notify, -2 chunked response, -3 malformed response, 0 close_notify before the end;
-setup/what; lookup/negative resolver code; refused/packed IPv4; deadline/stage interrupted.
+setup/what; lookup/negative resolver code; refused/packed IPv4 (IPv6: -6, the address in the text); deadline/stage interrupted.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration.
 )";
 }

@@ -8,7 +8,7 @@ Columns:
     transports  `bio fd`, `bio`, `fd` (each adds --transport T to the client), or - (no flag)
     peers       `;`-separated peers, started in order:
                   tls CERT [BEHAVIOUR [ARGS...]]   servers/tls_server.py: server, then server2, ...
-                  dns NAME=SPEC...                 servers/dns_stub.py: dns
+                  dns NAME=SPEC... [--bind=IP]      servers/dns_stub.py: dns
                   mux BACKEND...                   servers/mux.py: mux
                   proxy PORT FAULT...              proxy/'s tlslab-proxy in front of 127.0.0.1:PORT,
                                                    each FAULT a --fault (direction:name:k=v,...): proxy
