@@ -6,7 +6,8 @@
 //    another way) and its rule: public only inside 2000::/3, outside every block, and no
 //    ISATAP interface id carrying a special IPv4;
 //  - special_reason6 is empty exactly for a public address; a block that carries IPv4
-//    names each address it carries with the IPv4 table's verdict;
+//    names each address it carries with the IPv4 table's verdict; in the mapped,
+//    translated and NAT64 well-known blocks that address is the last 32 bits;
 //  - pin_choose over the answer: a refused one names a special address with none before
 //    it, a chosen one has none, --allow-private always picks the first.
 #include <arpa/inet.h>
@@ -103,8 +104,10 @@ void check_address6(const in6_addr& addr) {
     std::string named = " " + quad(verdict.embedded[i].addr) + " (" + (range ? range : "public") + ")";
     PROPERTY(reason.find(named) != std::string::npos);
   }
-  if (in_block(value_of(addr.s6_addr), oracle_table()[2])) {  // ::ffff:0:0/96: the mapped IPv4 is the one named
-    PROPERTY(verdict.count == 1 && verdict.embedded[0].addr == low32(addr.s6_addr));
+  // Mapped, translated and NAT64's well-known prefix carry their IPv4 in the last 32 bits: it is the one named.
+  for (size_t block : {2, 3, 5}) {
+    if (in_block(value_of(addr.s6_addr), oracle_table()[block]))
+      PROPERTY(verdict.count == 1 && verdict.embedded[0].addr == low32(addr.s6_addr));
   }
 }
 
