@@ -3,6 +3,7 @@
 #include <openssl/ssl.h>
 
 #include "flag_table.h"
+#include "idna_name.h"
 
 namespace tlsnb {
 
@@ -44,6 +45,23 @@ const FlagTable<Options>& flags() {
   return table;
 }
 
+// A non-ASCII name (--name, or TARGET when it is a name) becomes its A-label before SNI, the
+// host check and the DNS query; the U-label is kept for the report.
+std::string to_wire_names(Options& o) {
+  if (!is_ip_literal(o.name)) {
+    WireName name = wire_name(o.name);
+    if (!name.error.empty()) return "--name '" + o.name + "': IDNA refuses it: " + name.error;
+    if (name.ascii != o.name) o.name_unicode = o.name;
+    o.name = name.ascii;
+  }
+  if (!is_ip_literal(o.target)) {
+    WireName target = wire_name(o.target);
+    if (!target.error.empty()) return "TARGET '" + o.target + "': IDNA refuses it: " + target.error;
+    o.target = target.ascii;
+  }
+  return "";
+}
+
 }  // namespace
 
 ParseResult parse_options(const std::vector<std::string>& args) {
@@ -60,6 +78,10 @@ ParseResult parse_options(const std::vector<std::string>& args) {
     return result;
   }
   if (o.name.empty()) o.name = o.target;
+  if (std::string err = to_wire_names(o); !err.empty()) {
+    result.error = err;
+    return result;
+  }
   if (!o.target_is_ip() && o.connect_ip.empty() && o.ns_ip.empty()) {
     result.error = "TARGET '" + o.target + "' is a name: give --connect IP or --ns IP:PORT (tlsnb never blocks in a resolver)";
     return result;

@@ -102,3 +102,21 @@ TEST(Options, HelpIsNotAnError) {
   EXPECT_TRUE(r.help);
   EXPECT_FALSE(r.options);
 }
+
+/* A non-ASCII --name becomes its A-label (UTS #46), the U-label kept; IDNA's refusal is one line; ASCII is untouched */
+TEST(Options, InternationalNameBecomesItsALabel) {
+  auto r = parse_options({"--connect", "127.0.0.1", "--name", "Caf\xC3\xA9.hooks.test", "hooks.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "xn--caf-dma.hooks.test");
+  EXPECT_EQ(r.options->name_unicode, "Caf\xC3\xA9.hooks.test");
+  r = parse_options({"--ns", "127.0.0.1:53", "b\xC3\xBC" "cher.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->target, "xn--bcher-kva.test");
+  EXPECT_EQ(r.options->name, "xn--bcher-kva.test");
+  r = parse_options({"--connect", "127.0.0.1", "--name", "hooks.test.", "hooks.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "hooks.test.");  // the trailing dot is kept (client/README.md)
+  EXPECT_EQ(r.options->name_unicode, "");
+  EXPECT_EQ(error_of({"--connect", "127.0.0.1", "--name", "a\xE2\x80\x8D\xC3\xA9.test", "hooks.test:1"}),
+            "--name 'a\xE2\x80\x8D\xC3\xA9.test': IDNA refuses it: string contains a forbidden context-j character");
+}
