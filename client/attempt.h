@@ -33,6 +33,12 @@ class Attempt final : public Watcher {
 
   // Opens the socket and the SSL for `addr` (either family) and starts the TCP connect.
   void dial(const dns::Address& addr, int slot);
+  // Happy Eyeballs (RFC 8305, the subset in client/README.md): before dial(), the address of the
+  // other family to race; it is dialled when the first connect fails or on_fallback_timer()
+  // runs first, the first to connect wins and the other socket is closed at once.
+  void set_fallback(const dns::Address& addr);
+  bool has_fallback() const { return fallback_ != nullptr; }
+  void on_fallback_timer();
   // Starts on `fd`, a stream socket already connected to the peer (a socketpair, an accepted or
   // inherited socket), shown as `peer` in the report. The attempt owns `fd` from here.
   void adopt(int fd, const std::string& peer, int slot);
@@ -62,6 +68,12 @@ class Attempt final : public Watcher {
   enum class Step { again, wait, over };
 
   void dial_to(const dns::Address& addr, int slot);
+  class Fallback;
+  void start_fallback();
+  void on_fallback(uint32_t events);
+  void fallback_failed(int err);
+  void close_fallback();
+  Step primary_failed(int err);
   void own_descriptor(int fd);
   Step advance_once();
   Step step_connect();
@@ -105,6 +117,8 @@ class Attempt final : public Watcher {
   std::string cipher_;
   std::string addr_text_;
   Outcome outcome_;
+  std::unique_ptr<Fallback> fallback_;  // kept to the end: an event of this batch may still name it
+  bool primary_failed_ = false;
 };
 
 }  // namespace tlsnb

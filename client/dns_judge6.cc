@@ -78,7 +78,9 @@ uint32_t be32(const uint8_t* p) {
 }
 
 // RFC 5214 6.1: interface id 0000:5efe or 0200:5efe (the u bit), then the IPv4 address.
-bool isatap_interface(const uint8_t* a) { return (a[8] == 0 || a[8] == 0x02) && a[9] == 0 && a[10] == 0x5e && a[11] == 0xfe; }
+bool isatap_interface(const uint8_t* a) {
+  return (a[8] == 0 || a[8] == 0x02) && a[9] == 0 && a[10] == 0x5e && a[11] == 0xfe;
+}
 
 std::string quad(uint32_t host_order) {
   in_addr in{htonl(host_order)};

@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -89,6 +90,9 @@ void Loop::fire(const Timer& timer) {
     case TimerKind::lookup:  // the lookup's own deadline: a named code, the attempt's clock still runs
       if (resolving) resolver_->expire(token.conn);
       return;
+    case TimerKind::fallback:
+      attempt.on_fallback_timer();
+      return;
     case TimerKind::deadline:
       if (resolving) resolver_->cancel(token.conn);
       attempt.on_deadline();
@@ -121,7 +125,21 @@ void Loop::settle(Attempt& attempt, const Lookup& lookup) {
     attempt.finish(setup_outcome(SetupFailure::socket));
     return;
   }
-  start_dial(attempt, lookup.addrs[static_cast<size_t>(pin.chosen)]);
+  // RFC 8305: the first IPv6 address first; the first IPv4 one after the head start (or at once
+  // when the IPv6 connect fails). One family: its first address.
+  auto first_of = [&lookup](int family) {
+    return std::find_if(lookup.addrs.begin(), lookup.addrs.end(),
+                        [family](const dns::Address& a) { return a.family == family; });
+  };
+  auto six = first_of(AF_INET6);
+  auto four = first_of(AF_INET);
+  if (six == lookup.addrs.end() || four == lookup.addrs.end()) {
+    start_dial(attempt, lookup.addrs[static_cast<size_t>(pin.chosen)]);
+    return;
+  }
+  attempt.set_fallback(*four);
+  start_dial(attempt, *six);
+  if (!attempt.done()) timers_.arm(monotonic_ms() + head_start_ms, encode_timer(attempt.conn(), TimerKind::fallback));
 }
 
 // Reports every attempt that is done, in conn order, and gives its slot back.

@@ -125,7 +125,7 @@ def embeddings(v4s: list[int]) -> list[int]:
     """Every way the lab extracts an IPv4 address, around each of `v4s`."""
     out = []
     for v4 in v4s:
-        out += [0xFFFF << 32 | v4, 0xFFFF << 48 | v4, v4, 0x64FF9B << 96 | v4,                # mapped, translated, compatible, WKP
+        out += [0xFFFF << 32 | v4, 0xFFFF << 48 | v4, v4, 0x64FF9B << 96 | v4,  # mapped, translated, compatible, WKP
                 0x64FF9B0001 << 80 | (v4 >> 16) << 64 | (v4 & 0xFFFF) << 40,           # NAT64 /48 (RFC 6052 2.2)
                 0x2002 << 112 | v4 << 80 | 1,                                          # 6to4
                 0x20010000 << 96 | v4 << 64 | 0x8000 << 48 | (v4 ^ 0xFFFFFFFF),         # Teredo: server and client
