@@ -82,6 +82,7 @@ void Attempt::finish(Outcome outcome) {
   outcome_ = std::move(outcome);
   state_ = State::done;
   ended_ms_ = monotonic_ms_precise();
+  close_fallback();
   // SSL (and its BIOs) first, then the descriptor; closing it also leaves the epoll set.
   ssl_.reset();
   transport_.reset();
@@ -104,8 +105,8 @@ bool Attempt::open_ssl() {
   if (!transport_->attach(ssl_.get(), fd_.get())) return fail(setup_outcome(SetupFailure::bio_new)), false;
   SSL_set_connect_state(ssl_.get());
   SSL_set_ex_data(ssl_.get(), verify_record_index(), &verify_);
-  in_addr literal{};
-  bool is_ip = inet_pton(AF_INET, o.name.c_str(), &literal) == 1;
+  dns::Address literal;
+  bool is_ip = dns::address_from_text(o.name, literal);
   if (o.verify) {
     // gaps/no_set1_host: without this, any name the chain verifies for is accepted.
     int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), o.name.c_str())
@@ -126,7 +127,18 @@ bool Attempt::open_ssl() {
   return true;
 }
 
-void Attempt::dial(uint32_t addr, int slot) {
+namespace {
+
+// "1.2.3.4:443" or "[::1]:443", as the report shows the address dialled.
+std::string endpoint_text(const dns::Address& addr, uint16_t port) {
+  std::string text = dns::address_text(addr);
+  if (addr.family == AF_INET6) text = "[" + text + "]";
+  return text + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+void Attempt::dial(const dns::Address& addr, int slot) {
   try {
     dial_to(addr, slot);
   } catch (const std::bad_alloc&) {
@@ -134,16 +146,13 @@ void Attempt::dial(uint32_t addr, int slot) {
   }
 }
 
-void Attempt::dial_to(uint32_t addr, int slot) {
+void Attempt::dial_to(const dns::Address& addr, int slot) {
   slot_ = slot;
   state_ = State::connecting;
-  in_addr in{htonl(addr)};
-  char text[INET_ADDRSTRLEN];
-  inet_ntop(AF_INET, &in, text, sizeof text);
-  addr_text_ = std::string(text) + ":" + std::to_string(shared_.config->port);
+  addr_text_ = endpoint_text(addr, shared_.config->port);
 
   ERR_clear_error();
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+  int fd = socket(addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
   if (fd < 0) {
     finish(socket_setup_failure(errno));
     return;
@@ -151,15 +160,103 @@ void Attempt::dial_to(uint32_t addr, int slot) {
   own_descriptor(fd);
   if (!open_ssl()) return;
 
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(shared_.config->port);
-  sa.sin_addr = in;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 && errno != EINPROGRESS) {
-    finish(errno_outcome(Stage::connect, errno));
+  sockaddr_storage sa{};
+  socklen_t sa_len = dns::socket_address(addr, shared_.config->port, sa);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sa_len) != 0 && errno != EINPROGRESS) {
+    primary_failed(errno);
     return;
   }
   watch(EPOLLOUT);
+}
+
+// The second dial of RFC 8305: the other family's address, on a socket of its own until it wins.
+class Attempt::Fallback final : public Watcher {
+ public:
+  Fallback(Attempt& owner, const dns::Address& addr) : owner_(owner), addr_(addr) {}
+  void on_event(uint32_t events) override {
+    if (!closed_) owner_.on_fallback(events);
+  }
+
+  Attempt& owner_;
+  dns::Address addr_;
+  Descriptor fd_;
+  bool started_ = false;
+  bool closed_ = false;
+};
+
+void Attempt::set_fallback(const dns::Address& addr) { fallback_ = std::make_unique<Fallback>(*this, addr); }
+
+void Attempt::on_fallback_timer() {
+  if (state_ == State::connecting && fallback_ && !fallback_->started_) start_fallback();
+}
+
+// The first connect failed: the fallback's turn at once (RFC 8305 5), or the attempt's end.
+Attempt::Step Attempt::primary_failed(int err) {
+  if (!fallback_ || fallback_->closed_) {
+    // A reset needs an established connection: the peer closed it before the handshake.
+    return fail(err == ECONNRESET || err == EPIPE ? peer_closed_outcome(err) : errno_outcome(Stage::connect, err));
+  }
+  primary_failed_ = true;
+  if (fd_.get() >= 0) {  // closing it also leaves the epoll set
+    fd_.reset();
+    shared_.fd_closed();
+  }
+  registered_ = false;
+  if (!fallback_->started_) start_fallback();
+  return done() ? Step::over : Step::wait;
+}
+
+void Attempt::start_fallback() {
+  Fallback& f = *fallback_;
+  f.started_ = true;
+  int fd = socket(f.addr_.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+  if (fd < 0) return fallback_failed(errno);
+  f.fd_.reset(fd);
+  shared_.fd_opened();
+  sockaddr_storage sa{};
+  socklen_t sa_len = dns::socket_address(f.addr_, shared_.config->port, sa);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sa_len) != 0 && errno != EINPROGRESS) return fallback_failed(errno);
+  if (epoll_watch(shared_.epoll_fd, EPOLL_CTL_ADD, fd, EPOLLOUT, &f) != 0) {
+    close_fallback();
+    finish(setup_outcome(SetupFailure::epoll));
+  }
+}
+
+// The fallback connected (it wins: the first socket is closed, the SSL moves over) or failed.
+void Attempt::on_fallback(uint32_t events) {
+  if (done() || !(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+  Fallback& f = *fallback_;
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(f.fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  if (err != 0) return fallback_failed(err);
+  if (fd_.get() >= 0) {  // the loser
+    fd_.reset();
+    shared_.fd_closed();
+  }
+  fd_ = std::move(f.fd_);
+  f.closed_ = true;
+  addr_text_ = endpoint_text(f.addr_, shared_.config->port);
+  registered_ = true;  // in the epoll set under the fallback's pointer: watch() moves it to the attempt
+  watching_ = 0;
+  if (!transport_->attach(ssl_.get(), fd_.get())) return finish(setup_outcome(SetupFailure::bio_new));
+  watch(EPOLLOUT);  // step_connect finds SO_ERROR 0
+}
+
+void Attempt::fallback_failed(int err) {
+  close_fallback();
+  if (!primary_failed_) return;  // the first dial may still connect
+  addr_text_ = endpoint_text(fallback_->addr_, shared_.config->port);
+  finish(err == ECONNRESET || err == EPIPE ? peer_closed_outcome(err) : errno_outcome(Stage::connect, err));
+}
+
+void Attempt::close_fallback() {
+  if (!fallback_ || fallback_->closed_) return;
+  fallback_->closed_ = true;
+  if (fallback_->fd_.get() >= 0) {  // closing it also leaves the epoll set
+    fallback_->fd_.reset();
+    shared_.fd_closed();
+  }
 }
 
 void Attempt::adopt(int fd, const std::string& peer, int slot) {
@@ -185,7 +282,8 @@ void Attempt::own_descriptor(int fd) {
 }
 
 void Attempt::watch(uint32_t events) {
-  if (done() || (registered_ && events == watching_)) return;
+  // No descriptor: the first dial failed and the fallback's socket, still connecting, watches itself.
+  if (done() || fd_.get() < 0 || (registered_ && events == watching_)) return;
   int op = registered_ ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
   if (epoll_watch(shared_.epoll_fd, op, fd_.get(), events, this) != 0) {
     finish(setup_outcome(SetupFailure::epoll));
@@ -244,9 +342,8 @@ Attempt::Step Attempt::step_connect() {
   int err = 0;
   socklen_t len = sizeof err;
   if (getsockopt(fd_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
-  // A reset needs an established connection: the peer closed it before the handshake.
-  if (err == ECONNRESET || err == EPIPE) return fail(peer_closed_outcome(err));
-  if (err != 0) return fail(errno_outcome(Stage::connect, err));
+  if (err != 0) return primary_failed(err);
+  close_fallback();  // the first dial won: the other is closed now (RFC 8305)
   state_ = State::handshake;
   return Step::again;
 }

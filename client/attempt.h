@@ -12,6 +12,7 @@
 
 #include "attempt_record.h"
 #include "descriptor.h"
+#include "dns_judge.h"
 #include "http_response.h"
 #include "openssl_ptr.h"
 #include "outcome.h"
@@ -30,8 +31,14 @@ class Attempt final : public Watcher {
   Attempt(uint64_t conn, RunState& shared);
   ~Attempt() override;
 
-  // Opens the socket and the SSL for `addr` (host order) and starts the TCP connect.
-  void dial(uint32_t addr, int slot);
+  // Opens the socket and the SSL for `addr` (either family) and starts the TCP connect.
+  void dial(const dns::Address& addr, int slot);
+  // Happy Eyeballs (RFC 8305, the subset in client/README.md): before dial(), the address of the
+  // other family to race; it is dialled when the first connect fails or on_fallback_timer()
+  // runs first, the first to connect wins and the other socket is closed at once.
+  void set_fallback(const dns::Address& addr);
+  bool has_fallback() const { return fallback_ != nullptr; }
+  void on_fallback_timer();
   // Starts on `fd`, a stream socket already connected to the peer (a socketpair, an accepted or
   // inherited socket), shown as `peer` in the report. The attempt owns `fd` from here.
   void adopt(int fd, const std::string& peer, int slot);
@@ -60,7 +67,13 @@ class Attempt final : public Watcher {
  private:
   enum class Step { again, wait, over };
 
-  void dial_to(uint32_t addr, int slot);
+  void dial_to(const dns::Address& addr, int slot);
+  class Fallback;
+  void start_fallback();
+  void on_fallback(uint32_t events);
+  void fallback_failed(int err);
+  void close_fallback();
+  Step primary_failed(int err);
   void own_descriptor(int fd);
   Step advance_once();
   Step step_connect();
@@ -104,6 +117,8 @@ class Attempt final : public Watcher {
   std::string cipher_;
   std::string addr_text_;
   Outcome outcome_;
+  std::unique_ptr<Fallback> fallback_;  // kept to the end: an event of this batch may still name it
+  bool primary_failed_ = false;
 };
 
 }  // namespace tlsnb

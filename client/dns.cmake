@@ -5,6 +5,7 @@ set(TLSNB_DNS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/dns_name.cc
   ${CMAKE_CURRENT_LIST_DIR}/dns_message.cc
   ${CMAKE_CURRENT_LIST_DIR}/dns_judge.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dns_judge6.cc
   ${CMAKE_CURRENT_LIST_DIR}/dns_stream.cc)
 set(TLSNB_DNS_UNIT_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/tests/dns_name_test.cc

@@ -39,9 +39,9 @@ constexpr CodeName kCodeNames[] = {
 constexpr const char* kFaultNames[] = {
     "none",           "header_short",  "name_past_end",        "label_reserved",  "pointer_outside", "pointer_forward",
     "too_many_jumps", "name_too_long", "question_past_end",    "record_past_end", "rdata_past_end",  "a_rdlength",
-    "cname_rdata",    "cname_loop",    "cname_chain_too_long",
+    "cname_rdata",    "cname_loop",    "cname_chain_too_long", "aaaa_rdlength",
 };
-static_assert(sizeof(kFaultNames) / sizeof(kFaultNames[0]) == static_cast<size_t>(Fault::cname_chain_too_long) + 1,
+static_assert(sizeof(kFaultNames) / sizeof(kFaultNames[0]) == static_cast<size_t>(Fault::aaaa_rdlength) + 1,
               "one name per Fault");
 
 }  // namespace

@@ -60,6 +60,7 @@ enum class Fault : uint8_t {
   cname_rdata,           // a CNAME whose name does not fill its RDATA exactly
   cname_loop,            // a CNAME back to a name already in the chain
   cname_chain_too_long,  // more than max_cnames CNAMEs followed
+  aaaa_rdlength,         // an AAAA record (class IN, asked for) whose RDLENGTH is not 16
 };
 
 const char* fault_name(Fault fault);

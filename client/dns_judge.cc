@@ -52,12 +52,72 @@ const char* special_range(uint32_t host_order_addr) {
 
 bool is_special(uint32_t host_order_addr) { return special_range(host_order_addr) != nullptr; }
 
+Address address_of(const in_addr& v4) {
+  Address addr;
+  addr.v4 = v4;
+  return addr;
+}
+
+Address address_of(const in6_addr& v6) {
+  Address addr;
+  addr.family = AF_INET6;
+  addr.v6 = v6;
+  return addr;
+}
+
+bool address_from_text(const std::string& text, Address& addr) {
+  addr = Address{};
+  if (inet_pton(AF_INET, text.c_str(), &addr.v4) == 1) return true;
+  addr.family = AF_INET6;
+  return inet_pton(AF_INET6, text.c_str(), &addr.v6) == 1;
+}
+
+socklen_t socket_address(const Address& addr, uint16_t port, sockaddr_storage& out) {
+  out = sockaddr_storage{};
+  if (addr.family == AF_INET6) {
+    auto* six = reinterpret_cast<sockaddr_in6*>(&out);
+    six->sin6_family = AF_INET6;
+    six->sin6_port = htons(port);
+    six->sin6_addr = addr.v6;
+    return sizeof *six;
+  }
+  auto* four = reinterpret_cast<sockaddr_in*>(&out);
+  four->sin_family = AF_INET;
+  four->sin_port = htons(port);
+  four->sin_addr = addr.v4;
+  return sizeof *four;
+}
+
+std::string address_text(const Address& addr) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (addr.family == AF_INET6) inet_ntop(AF_INET6, &addr.v6, text, sizeof text);
+  else inet_ntop(AF_INET, &addr.v4, text, sizeof text);
+  return text;
+}
+
+bool is_special(const Address& addr) {
+  return addr.family == AF_INET6 ? is_special6(addr.v6) : is_special(ntohl(addr.v4.s_addr));
+}
+
+std::string special_reason(const Address& addr) {
+  if (addr.family == AF_INET6) return special_reason6(addr.v6);
+  const char* range = special_range(ntohl(addr.v4.s_addr));
+  return range ? range : "";
+}
+
 Pin pin_choose(const std::vector<in_addr>& addrs, bool allow_private) {
+  std::vector<Address> both;
+  both.reserve(addrs.size());
+  for (const in_addr& addr : addrs) both.push_back(address_of(addr));
+  return pin_choose(both, allow_private);
+}
+
+Pin pin_choose(const std::vector<Address>& addrs, bool allow_private) {
   Pin pin;
   if (addrs.empty()) return pin;
   if (!allow_private) {
     for (size_t i = 0; i < addrs.size(); ++i) {
-      if (is_special(ntohl(addrs[i].s_addr))) {
+      if (is_special(addrs[i])) {
         pin.refused = static_cast<int>(i);
         return pin;
       }

@@ -93,7 +93,8 @@ class Chain {
 // Walks the answer section, keeping what belongs to the chain.
 class AnswerReader {
  public:
-  AnswerReader(Span msg, const Query& asked, Answer& answer) : msg_(msg), chain_(asked.name), answer_(answer) {}
+  AnswerReader(Span msg, const Query& asked, Answer& answer)
+      : msg_(msg), chain_(asked.name), answer_(answer), qtype_(asked.qtype) {}
 
   void read(size_t pos, uint16_t count) {
     for (uint16_t i = 0; i < count; ++i) {
@@ -104,17 +105,19 @@ class AnswerReader {
         answer_.code = malformed;
         answer_.fault = fault;
         answer_.addrs.clear();
+        answer_.addrs6.clear();
         return;
       }
     }
-    answer_.code = answer_.addrs.empty() ? no_address : ok;
+    answer_.code = answer_.addrs.empty() && answer_.addrs6.empty() ? no_address : ok;
     answer_.min_ttl = kept_any_ ? min_ttl_ : 0;
   }
 
  private:
   Fault keep(const Record& rr) {
     if (rr.rclass != class_in) return ignore();
-    if (rr.type == type_a) return keep_a(rr);
+    if (rr.type == type_a && qtype_ == type_a) return keep_a(rr);
+    if (rr.type == type_aaaa && qtype_ == type_aaaa) return keep_aaaa(rr);
     if (rr.type == type_cname && same_name(rr.owner, chain_.current())) return keep_cname(rr);
     return ignore();
   }
@@ -126,6 +129,16 @@ class AnswerReader {
     in_addr addr;
     std::memcpy(&addr.s_addr, msg_.data + rr.rdata, 4);
     answer_.addrs.push_back(addr);
+    note_ttl(rr.ttl);
+    return Fault::none;
+  }
+
+  Fault keep_aaaa(const Record& rr) {
+    if (rr.rdlength != 16) return Fault::aaaa_rdlength;
+    if (!same_name(rr.owner, chain_.current())) return ignore();
+    in6_addr addr;
+    std::memcpy(addr.s6_addr, msg_.data + rr.rdata, 16);
+    answer_.addrs6.push_back(addr);
     note_ttl(rr.ttl);
     return Fault::none;
   }
@@ -156,6 +169,7 @@ class AnswerReader {
   Span msg_;
   Chain chain_;
   Answer& answer_;
+  uint16_t qtype_;
   uint32_t min_ttl_ = 0;
   bool kept_any_ = false;
 };
@@ -235,6 +249,11 @@ std::string describe(const Answer& answer) {
       char buf[INET_ADDRSTRLEN];
       if (i > 0) text += ' ';
       text += inet_ntop(AF_INET, &answer.addrs[i], buf, sizeof buf);
+    }
+    for (size_t i = 0; i < answer.addrs6.size(); ++i) {
+      char buf[INET6_ADDRSTRLEN];
+      if (i > 0 || !answer.addrs.empty()) text += ' ';
+      text += inet_ntop(AF_INET6, &answer.addrs6[i], buf, sizeof buf);
     }
     text += "] ttl=" + std::to_string(answer.min_ttl);
   }

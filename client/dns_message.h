@@ -19,6 +19,7 @@ namespace dns {
 
 constexpr uint16_t type_a = 1;
 constexpr uint16_t type_cname = 5;
+constexpr uint16_t type_aaaa = 28;
 constexpr uint16_t class_in = 1;
 constexpr int max_cnames = 16;  // CNAMEs followed from the question's name
 
@@ -40,7 +41,8 @@ struct Answer {
   Fault fault = Fault::none;   // why, when code is malformed
   uint8_t rcode = 0;           // as received (0 when the header did not parse)
   bool tc = false;             // the TC bit as received
-  std::vector<in_addr> addrs;  // the A records of the name, in answer order
+  std::vector<in_addr> addrs;  // the A records of the name, in answer order (a query of type A)
+  std::vector<in6_addr> addrs6;  // the AAAA records of the name, in answer order (a query of type AAAA)
   uint32_t min_ttl = 0;        // over the CNAMEs followed and the A records kept
   int cnames = 0;              // CNAMEs followed
   int ignored = 0;             // answer records for another name, type or class
@@ -49,7 +51,8 @@ struct Answer {
 // Checks, in this order: the query was made (else bad_name); the header is whole; the id, QR and opcode are the query's;
 // exactly one question, equal to the query's (name without regard to case, type, class IN);
 // TC clear; RCODE 0; then every answer record parses (the authority and additional
-// sections are not read). ok needs at least one A record for the name or its chain.
+// sections are not read). ok needs at least one record of the asked type (A or AAAA) for
+// the name or its chain; records of the other address type are ignored.
 Answer parse_response(Span msg, const Query& asked);
 
 // One canonical line for an Answer: "ok [1.2.3.4 5.6.7.8] ttl=60 cnames=1 ignored=2",

@@ -15,9 +15,10 @@ namespace tlsnb {
 
 // A decimal in lo..hi, nothing else on the line.
 bool parse_long(const std::string& text, long lo, long hi, long* out);
-// "HOST:PORT" with a port in 1..65535.
+// "HOST:PORT" or "[IPv6]:PORT" with a port in 1..65535 (host without the brackets).
 bool split_host_port(const std::string& text, std::string* host, uint16_t* port);
 bool is_ipv4(const std::string& text);
+bool is_ip_literal(const std::string& text);  // IPv4 or IPv6 (no brackets)
 
 template <class Options>
 struct Flag {

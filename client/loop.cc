@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -16,15 +17,27 @@
 
 namespace tlsnb {
 
+namespace {
+
+// refused/packed IPv4 (host order), or refused/-6 for IPv6 (16 octets do not fit the detail):
+// the text names the address and why, for both families.
+Outcome refused_outcome(const dns::Address& addr) {
+  long detail = addr.family == AF_INET6 ? details::refused_ipv6 : static_cast<long>(ntohl(addr.v4.s_addr));
+  std::string text = "refused special-purpose address " + dns::address_text(addr);
+  if (addr.family == AF_INET6) text += " (" + dns::special_reason(addr) + ")";
+  return make_outcome(Stage::refused, detail, text);
+}
+
+}  // namespace
+
 Loop::Loop(const RunConfig& config, RunState& shared, Reporter report)
     : config_(config), shared_(shared), report_(std::move(report)) {
-  in_addr addr{};
-  if (inet_pton(AF_INET, config.dial_literal().c_str(), &addr) == 1) dial_addr_ = ntohl(addr.s_addr);
+  dns::address_from_text(config.dial_literal(), dial_addr_);
 }
 
 Loop::~Loop() = default;
 
-void Loop::start_dial(Attempt& attempt, uint32_t addr) {
+void Loop::start_dial(Attempt& attempt, const dns::Address& addr) {
   int slot = free_slots_.back();
   free_slots_.pop_back();
   attempt.dial(addr, slot);
@@ -77,6 +90,9 @@ void Loop::fire(const Timer& timer) {
     case TimerKind::lookup:  // the lookup's own deadline: a named code, the attempt's clock still runs
       if (resolving) resolver_->expire(token.conn);
       return;
+    case TimerKind::fallback:
+      attempt.on_fallback_timer();
+      return;
     case TimerKind::deadline:
       if (resolving) resolver_->cancel(token.conn);
       attempt.on_deadline();
@@ -101,11 +117,7 @@ void Loop::settle(Attempt& attempt, const Lookup& lookup) {
   }
   dns::Pin pin = dns::pin_choose(lookup.addrs, config_.allow_private);
   if (pin.chosen < 0) {
-    uint32_t refused = pin.refused >= 0 ? ntohl(lookup.addrs[static_cast<size_t>(pin.refused)].s_addr) : 0;
-    char text[INET_ADDRSTRLEN] = "";
-    if (pin.refused >= 0) inet_ntop(AF_INET, &lookup.addrs[static_cast<size_t>(pin.refused)], text, sizeof text);
-    attempt.finish(pin.refused >= 0 ? make_outcome(Stage::refused, static_cast<long>(refused),
-                                                   std::string("refused special-purpose address ") + text)
+    attempt.finish(pin.refused >= 0 ? refused_outcome(lookup.addrs[static_cast<size_t>(pin.refused)])
                                     : make_outcome(Stage::lookup, dns::no_address, "no address"));
     return;
   }
@@ -113,7 +125,21 @@ void Loop::settle(Attempt& attempt, const Lookup& lookup) {
     attempt.finish(setup_outcome(SetupFailure::socket));
     return;
   }
-  start_dial(attempt, ntohl(lookup.addrs[static_cast<size_t>(pin.chosen)].s_addr));
+  // RFC 8305: the first IPv6 address first; the first IPv4 one after the head start (or at once
+  // when the IPv6 connect fails). One family: its first address.
+  auto first_of = [&lookup](int family) {
+    return std::find_if(lookup.addrs.begin(), lookup.addrs.end(),
+                        [family](const dns::Address& a) { return a.family == family; });
+  };
+  auto six = first_of(AF_INET6);
+  auto four = first_of(AF_INET);
+  if (six == lookup.addrs.end() || four == lookup.addrs.end()) {
+    start_dial(attempt, lookup.addrs[static_cast<size_t>(pin.chosen)]);
+    return;
+  }
+  attempt.set_fallback(*four);
+  start_dial(attempt, *six);
+  if (!attempt.done()) timers_.arm(monotonic_ms() + head_start_ms, encode_timer(attempt.conn(), TimerKind::fallback));
 }
 
 // Reports every attempt that is done, in conn order, and gives its slot back.

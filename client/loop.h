@@ -11,6 +11,7 @@
 
 #include "attempt_record.h"
 #include "deadline_queue.h"
+#include "dns_judge.h"
 #include "run_config.h"
 #include "run_state.h"
 #include "run_totals.h"
@@ -37,7 +38,8 @@ class Loop {
  private:
   static constexpr int admit_per_turn = 64;
   bool admit(int64_t now);
-  void start_dial(Attempt& attempt, uint32_t addr);
+  void start_dial(Attempt& attempt, const dns::Address& addr);
+  static constexpr int64_t head_start_ms = 250;  // RFC 8305 5: IPv6's lead over IPv4
   void fire(const Timer& timer);
   void settle_lookups();
   void settle(Attempt& attempt, const Lookup& lookup);
@@ -52,7 +54,7 @@ class Loop {
   std::map<uint64_t, std::unique_ptr<Attempt>> attempts_;
   // Connection slots no attempt holds; an attempt's slot comes back when it is reaped.
   std::vector<int> free_slots_;
-  uint32_t dial_addr_ = 0;  // host order: the literal to dial when there is no lookup
+  dns::Address dial_addr_;  // the literal to dial when there is no lookup
   long started_ = 0;
   RunStats stats_;
 };

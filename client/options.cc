@@ -3,6 +3,7 @@
 #include <openssl/ssl.h>
 
 #include "flag_table.h"
+#include "idna_name.h"
 #include "pins.h"
 
 namespace tlsnb {
@@ -36,8 +37,8 @@ const FlagTable<Options>& flags() {
     FlagTable<Options> t = core_flags<Options>();
     t.insert({
         {"--ns", {true, [](Options& o, const std::string& v) -> std::string {
-                    if (!split_host_port(v, &o.ns_ip, &o.ns_port) || !is_ipv4(o.ns_ip))
-                      return "expects IPv4:PORT, got '" + v + "'";
+                    if (!split_host_port(v, &o.ns_ip, &o.ns_port) || !is_ip_literal(o.ns_ip))
+                      return "expects IPv4:PORT or [IPv6]:PORT, got '" + v + "'";
                     return "";
                   }}},
         {"--dns-udp", toggle<Options>(&Options::ns_udp, true)},
@@ -69,9 +70,32 @@ const FlagTable<Options>& flags() {
          choice<Options, TransportKind>(&Options::transport, "bio", TransportKind::bio, "fd", TransportKind::fd)},
         {"--sigpipe", choice<Options, bool>(&Options::sigpipe_ignore, "default", false, "ignore", true)},
     });
+    // tlsnb dials IPv6 too (the contract's --connect stays IPv4: its clients dial IPv4 only).
+    t["--connect"] = {true, [](Options& o, const std::string& v) -> std::string {
+                        if (!is_ip_literal(v)) return "expects an IPv4 or IPv6 literal, got '" + v + "'";
+                        o.connect_ip = v;
+                        return "";
+                      }};
     return t;
   }();
   return table;
+}
+
+// A non-ASCII name (--name, or TARGET when it is a name) becomes its A-label before SNI, the
+// host check and the DNS query; the U-label is kept for the report.
+std::string to_wire_names(Options& o) {
+  if (!is_ip_literal(o.name)) {
+    WireName name = wire_name(o.name);
+    if (!name.error.empty()) return "--name '" + o.name + "': IDNA refuses it: " + name.error;
+    if (name.ascii != o.name) o.name_unicode = o.name;
+    o.name = name.ascii;
+  }
+  if (!is_ip_literal(o.target)) {
+    WireName target = wire_name(o.target);
+    if (!target.error.empty()) return "TARGET '" + o.target + "': IDNA refuses it: " + target.error;
+    o.target = target.ascii;
+  }
+  return "";
 }
 
 }  // namespace
@@ -90,6 +114,10 @@ ParseResult parse_options(const std::vector<std::string>& args) {
     return result;
   }
   if (o.name.empty()) o.name = o.target;
+  if (std::string err = to_wire_names(o); !err.empty()) {
+    result.error = err;
+    return result;
+  }
   if (!o.target_is_ip() && o.connect_ip.empty() && o.ns_ip.empty()) {
     result.error = "TARGET '" + o.target + "' is a name: give --connect IP or --ns IP:PORT (tlsnb never blocks in a resolver)";
     return result;
@@ -114,10 +142,10 @@ const char* usage() {
   return R"(usage: tlsnb [options] TARGET:PORT
 
 A non-blocking TLS client: one thread, epoll, many attempts as state machines.
-TARGET is an IPv4 literal or a name (a name needs --connect or --ns).
+TARGET is an IP literal (IPv6 in brackets: [::1]:443) or a name (a name needs --connect or --ns).
 
   --name NAME           name the certificate must carry; SNI (default TARGET)
-  --connect IP          dial this IPv4 address; TARGET is then only the name
+  --connect IP          dial this IPv4 or IPv6 address; TARGET is then only the name
   --ns IP:PORT          resolve TARGET over DNS (TCP) on the event loop with this server,
                         judge every address, pin one, dial it as a literal
   --dns-udp             with --ns: ask over UDP first, retry over TCP when truncated
@@ -161,7 +189,7 @@ Outcomes (stage/detail): ok/0; connect/errno; handshake/X509_V_ERR_* or OpenSSL 
 yet valid, 8 CRL signature, 35 issuer without cRLSign; staple: 23 revoked, 75 unknown, 73 none
 came, an OCSP_R_ code when it does not verify; 50 no pin matched); write/code or errno; read/code or errno, -1 closed without
 close_notify, -2 chunked response, -3 malformed response, 0 close_notify before the end;
-setup/what; lookup/negative resolver code; refused/packed IPv4; deadline/stage interrupted.
+setup/what; lookup/negative resolver code; refused/packed IPv4 (IPv6: -6, the address in the text); deadline/stage interrupted.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration.
 )";
 }

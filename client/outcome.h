@@ -14,7 +14,7 @@ enum class Stage : int {
   read = 4,       // detail: OpenSSL error code or errno; -1 truncation; -2 chunked; -3 malformed; 0 close_notify early
   setup = 5,      // detail: SetupFailure
   lookup = 6,     // detail: a negative resolver code (dns_message.h)
-  refused = 7,    // detail: the refused IPv4 address, packed (host order)
+  refused = 7,    // detail: the refused IPv4 address, packed (host order); refused_ipv6 for IPv6
   deadline = 102, // detail: the stage that was running
 };
 
@@ -26,6 +26,7 @@ constexpr long peer_closed = -1;     // handshake: closed without an alert; read
 constexpr long http_chunked = -2;    // read: Transfer-Encoding the client does not implement
 constexpr long http_malformed = -3;  // read: not an HTTP/1.1 response it can delimit
 constexpr long early_close_notify = 0;  // read: close_notify before the response was complete
+constexpr long refused_ipv6 = -6;    // refused: an IPv6 address (16 octets do not fit), named in the text
 }  // namespace details
 
 // What could not be made (stage setup).

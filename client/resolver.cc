@@ -18,15 +18,17 @@ namespace tlsnb {
 // One lookup: a socket to the name server, the query, and the answer as it arrives.
 class Resolver::Query final : public Watcher {
  public:
-  Query(Resolver& owner, uint64_t conn, uint16_t id) : owner_(owner), conn_(conn), id_(id) {}
+  Query(Resolver& owner, uint64_t conn, uint16_t id, uint16_t qtype)
+      : owner_(owner), conn_(conn), id_(id), qtype_(qtype) {}
   ~Query() override { close_socket(); }
 
   uint64_t conn() const { return conn_; }
+  uint16_t qtype() const { return qtype_; }
   bool over() const { return over_; }
 
   // Builds the query and sends it over UDP or TCP.
   void start(bool udp) {
-    asked_ = dns::build_query(id_, owner_.config_.target);
+    asked_ = dns::build_query(id_, owner_.config_.target, qtype_);
     if (asked_.code != dns::ok) return end(asked_.code);
     open(udp);
   }
@@ -49,12 +51,12 @@ class Resolver::Query final : public Watcher {
     }
   }
 
-  // Ends the lookup with `code` (and the addresses of a good answer); frees the socket now.
-  void end(int code, std::vector<in_addr> addrs = {}) {
+  // Ends the query with `code` (and the addresses of a good answer); frees the socket now.
+  void end(int code, const dns::Answer& answer = dns::Answer{}) {
     if (over_) return;
     over_ = true;
     close_socket();
-    owner_.complete(this, code, std::move(addrs));
+    owner_.complete(this, code, answer);
   }
 
   void abandon() {
@@ -66,12 +68,11 @@ class Resolver::Query final : public Watcher {
   void open(bool udp) {
     udp_ = udp;
     close_socket();
-    int fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(owner_.server_.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return end(dns::io_error);
     fd_.reset(fd);
     owner_.shared_.fd_opened();
-    const sockaddr_in& server = owner_.server_;
-    if (connect(fd, reinterpret_cast<const sockaddr*>(&server), sizeof server) != 0) {
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&owner_.server_), owner_.server_len_) != 0) {
       if (errno != EINPROGRESS) return end(errno == ECONNREFUSED ? dns::no_server : dns::io_error);
       connecting_ = true;
     }
@@ -137,7 +138,7 @@ class Resolver::Query final : public Watcher {
       open(false);
       return true;
     }
-    end(answer.code, std::move(answer.addrs));
+    end(answer.code, answer);
     return true;
   }
 
@@ -150,6 +151,7 @@ class Resolver::Query final : public Watcher {
   Resolver& owner_;
   uint64_t conn_;
   uint16_t id_;
+  uint16_t qtype_;
   dns::Query asked_;
   Descriptor fd_;
   bool udp_ = false;
@@ -162,14 +164,14 @@ class Resolver::Query final : public Watcher {
 
 Resolver::Resolver(RunState& shared, const RunConfig& config)
     : shared_(shared), config_(config), slots_(slots), next_id_(static_cast<uint16_t>(config.seed * 7919u + 1)) {
-  server_.sin_family = AF_INET;
-  server_.sin_port = htons(config.ns_port);
-  inet_pton(AF_INET, config.ns_ip.c_str(), &server_.sin_addr);
+  dns::Address server;
+  dns::address_from_text(config.ns_ip, server);
+  server_len_ = dns::socket_address(server, config.ns_port, server_);
 }
 
 Resolver::~Resolver() = default;
 
-bool Resolver::has_free_slot() const { return busy() < slots_.size(); }
+bool Resolver::has_free_slot() const { return busy() + 2 <= slots_.size(); }
 
 size_t Resolver::busy() const {
   size_t n = 0;
@@ -178,15 +180,19 @@ size_t Resolver::busy() const {
 }
 
 void Resolver::start(uint64_t conn) {
-  for (auto& slot : slots_) {
-    if (slot) continue;
-    slot = std::make_unique<Query>(*this, conn, next_id_++);
-    slot->start(config_.ns_udp);
-    return;
+  halves_[conn] = Halves{};
+  for (uint16_t qtype : {dns::type_a, dns::type_aaaa}) {
+    for (auto& slot : slots_) {
+      if (slot) continue;
+      slot = std::make_unique<Query>(*this, conn, next_id_++, qtype);
+      slot->start(config_.ns_udp);  // may end at once (complete() runs): the slot is then retired
+      break;
+    }
   }
 }
 
 void Resolver::cancel(uint64_t conn) {
+  halves_.erase(conn);
   for (auto& slot : slots_) {
     if (slot && slot->conn() == conn) {
       slot->abandon();
@@ -197,18 +203,33 @@ void Resolver::cancel(uint64_t conn) {
 
 void Resolver::expire(uint64_t conn) {
   for (auto& slot : slots_) {
-    if (slot && slot->conn() == conn) {
-      slot->end(dns::timeout);
-      return;
-    }
+    if (slot && slot->conn() == conn) slot->end(dns::timeout);  // both queries: the one deadline
   }
 }
 
-void Resolver::complete(Query* query, int code, std::vector<in_addr> addrs) {
-  done_.push_back(Lookup{query->conn(), code, std::move(addrs)});
+// The union of the two answers: ok when either has an address; else the A query's code,
+// unless it found no address and the AAAA query says more.
+void Resolver::complete(Query* query, int code, const dns::Answer& answer) {
   for (auto& slot : slots_) {
     if (slot.get() == query) retired_.push_back(std::move(slot));  // freed after the epoll batch
   }
+  auto it = halves_.find(query->conn());
+  if (it == halves_.end()) return;
+  Halves& h = it->second;
+  if (query->qtype() == dns::type_a) {
+    h.code4 = code;
+    for (const in_addr& a : answer.addrs) h.v4.push_back(dns::address_of(a));
+  } else {
+    h.code6 = code;
+    for (const in6_addr& a : answer.addrs6) h.v6.push_back(dns::address_of(a));
+  }
+  if (--h.left > 0) return;
+  Lookup lookup{query->conn(), 0, std::move(h.v4)};
+  lookup.addrs.insert(lookup.addrs.end(), h.v6.begin(), h.v6.end());
+  if (lookup.addrs.empty()) lookup.code = h.code4 == dns::no_address && h.code6 != dns::ok ? h.code6 : h.code4;
+  if (lookup.addrs.empty() && lookup.code == dns::ok) lookup.code = dns::no_address;
+  halves_.erase(it);
+  done_.push_back(std::move(lookup));
 }
 
 std::vector<Lookup> Resolver::take_done() {

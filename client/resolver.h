@@ -1,5 +1,6 @@
 // Name lookups on the client's own epoll loop: DNS over TCP (or UDP, retried over TCP
 // when truncated) to one server, in a fixed number of slots, each with its own deadline.
+// A lookup asks A and AAAA at once (two queries, two slots); its answer is the union.
 // getaddrinfo is never called: it would stop the loop (gaps/getaddrinfo_blocks).
 #pragma once
 
@@ -7,10 +8,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "dns_judge.h"
+#include "dns_message.h"
 #include "run_config.h"
 #include "run_state.h"
 
@@ -19,12 +23,12 @@ namespace tlsnb {
 struct Lookup {
   uint64_t conn = 0;
   int code = 0;                 // 0, or a negative dns::Error
-  std::vector<in_addr> addrs;   // network order, answer order
+  std::vector<dns::Address> addrs;  // the A answer's addresses, then the AAAA answer's, in answer order
 };
 
 class Resolver {
  public:
-  static constexpr int slots = 16;
+  static constexpr int slots = 32;  // queries: 16 lookups of two
   Resolver(RunState& shared, const RunConfig& config);
   ~Resolver();
   Resolver(const Resolver&) = delete;
@@ -32,7 +36,7 @@ class Resolver {
 
   bool has_free_slot() const;
   size_t busy() const;
-  // Starts a lookup of config.target for `conn`; the result arrives in take_done().
+  // Starts a lookup of config.target for `conn` (A and AAAA); the result arrives in take_done().
   void start(uint64_t conn);
   // Abandons conn's lookup (its attempt hit its deadline).
   void cancel(uint64_t conn);
@@ -46,13 +50,21 @@ class Resolver {
 
  private:
   friend class Query;
-  void complete(Query* query, int code, std::vector<in_addr> addrs);
+  // Half of a lookup: the union once both queries ended.
+  struct Halves {
+    int left = 2;
+    int code4 = 0, code6 = 0;
+    std::vector<dns::Address> v4, v6;
+  };
+  void complete(Query* query, int code, const dns::Answer& answer);
 
   RunState& shared_;
   const RunConfig& config_;
-  sockaddr_in server_{};
+  sockaddr_storage server_{};
+  socklen_t server_len_ = 0;
   std::vector<std::unique_ptr<Query>> slots_;
   std::vector<Lookup> done_;
+  std::map<uint64_t, Halves> halves_;
   std::vector<std::unique_ptr<Query>> retired_;  // freed after the epoll batch
   uint16_t next_id_;
   long queries_ = 0;

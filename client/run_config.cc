@@ -5,8 +5,8 @@
 namespace tlsnb {
 
 bool RunConfig::target_is_ip() const {
-  in_addr addr{};
-  return inet_pton(AF_INET, target.c_str(), &addr) == 1;
+  in6_addr addr{};
+  return inet_pton(AF_INET, target.c_str(), &addr) == 1 || inet_pton(AF_INET6, target.c_str(), &addr) == 1;
 }
 
 std::string RunConfig::dial_literal() const {

@@ -17,7 +17,8 @@ enum class StaplePolicy { off, check, require };
 struct RunConfig {
   std::string target;        // TARGET of TARGET:PORT: an IP literal or a name
   uint16_t port = 0;
-  std::string name;          // what the certificate must carry; SNI (default: target)
+  std::string name;          // what the certificate must carry; SNI (default: target); an A-label
+  std::string name_unicode;  // --name as given, when IDNA turned it into the A-label above
   std::string connect_ip;    // dial this, target is then only the name
   std::string ns_ip;         // resolve the name over DNS with this server
   uint16_t ns_port = 0;

@@ -10,6 +10,7 @@ enum class TimerKind : uint64_t {
   deadline = 0,  // the attempt's --deadline-ms
   hold = 1,      // the end of --hold-ms after the handshake
   lookup = 2,    // the lookup's own --dns-timeout-ms
+  fallback = 3,  // RFC 8305: the IPv4 dial, when the IPv6 one has not connected after its head start
 };
 
 struct TimerToken {

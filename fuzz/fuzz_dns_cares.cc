@@ -114,10 +114,10 @@ bool stricter_than_cares(dns::Fault fault) {
 
 struct Tally {
   long agreed = 0, header = 0, question = 0, unrelated_cname = 0, root_quirk = 0, cares_stricter = 0;
-  long ours_stricter[static_cast<int>(dns::Fault::cname_chain_too_long) + 1] = {0};
+  long ours_stricter[static_cast<int>(dns::Fault::aaaa_rdlength) + 1] = {0};
   ~Tally() {
     std::string stricter;
-    for (int f = 0; f <= static_cast<int>(dns::Fault::cname_chain_too_long); ++f) {
+    for (int f = 0; f <= static_cast<int>(dns::Fault::aaaa_rdlength); ++f) {
       if (ours_stricter[f] == 0) continue;
       stricter += (stricter.empty() ? "" : ", ") + std::string(dns::fault_name(static_cast<dns::Fault>(f))) + " " +
                   std::to_string(ours_stricter[f]);

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from ipaddress import IPv4Address, IPv4Network
+from typing import Callable
 
 from harness import Gate
 
@@ -68,8 +69,8 @@ def first_octets() -> list[int]:
     return [o << 24 | rest for o in range(256) for rest in (0, 1, 0x7FFFFF, 0x800000, 0xFFFFFE, 0xFFFFFF)]
 
 
-def dump(binary: str, lines: list[str], allow_private: bool = False) -> list[str]:
-    argv = [binary] + (["--allow-private"] if allow_private else [])
+def dump(binary: str, lines: list[str], allow_private: bool = False, why: bool = False) -> list[str]:
+    argv = [binary] + (["--allow-private"] if allow_private else []) + (["--why"] if why else [])
     proc = subprocess.run(argv, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise SystemExit(f"judge_oracle.py: {binary} exited {proc.returncode}: {proc.stderr.strip()}")
@@ -92,30 +93,40 @@ def compare_addresses(gate: Gate, binary: str, case: str, values: list[int], not
     gate.check(case, not wrong, detail if not wrong else detail + "\n    " + "\n    ".join(wrong[:10]))
 
 
-def compare_answers(gate: Gate, binary: str, rng: random.Random, pool: list[int], count: int) -> None:
+def compare_answers(gate: Gate, binary: str, rng: random.Random, pool: list[str], count: int,
+                    special: Callable[[str], bool], note: str = "") -> None:
+    """Whole answers drawn from `pool`: the first special address is named, --allow-private picks the first."""
     answers = [[pool[rng.randrange(len(pool))] for _ in range(rng.randint(1, 6))] for _ in range(count)]
-    lines = [" ".join(str(IPv4Address(v)) for v in answer) for answer in answers]
+    lines = [" ".join(answer) for answer in answers]
     strict, lax = dump(binary, lines), dump(binary, lines, allow_private=True)
     wrong, refused = [], 0
     for line, answer, got, got_lax in zip(lines, answers, strict, lax):
-        specials = [i for i, v in enumerate(answer) if oracle(IPv4Address(v))]
+        specials = [i for i, text in enumerate(answer) if special(text)]
         expected = f"refused {specials[0]}" if specials else "chosen 0"
         refused += bool(specials)
         if got != expected or got_lax != "chosen 0":
             wrong.append(f"[{line}]: judge says {got} / {got_lax} with --allow-private, oracle says {expected} / chosen 0")
-    detail = (f"{count:,} answers of 1 to 6 addresses ({refused:,} refused): the first special one named, "
+    detail = (f"{count:,} answers of 1 to 6 addresses{note} ({refused:,} refused): the first special one named, "
               f"--allow-private chooses the first, {len(wrong)} disagreements")
     gate.check("answers", not wrong, detail if not wrong else detail + "\n    " + "\n    ".join(wrong[:10]))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(doc: str) -> argparse.Namespace | None:
+    """The oracles' command line; None (after one line on stderr) when the dump is not there."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--dump", required=True, help="the dns_judge_dump binary")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("TLSLAB_SEED", "5")))
     parser.add_argument("--random", type=int, default=2_000_000, help="random addresses to compare")
     args = parser.parse_args()
     if not os.access(args.dump, os.X_OK):
-        print(f"judge_oracle.py: no dns_judge_dump at {args.dump!r}", file=sys.stderr)
+        print(f"{os.path.basename(sys.argv[0])}: no dns_judge_dump at {args.dump!r}", file=sys.stderr)
+        return None
+    return args
+
+
+def main() -> int:
+    args = parse_args(__doc__)
+    if args is None:
         return 2
     print(f"judge oracle: seed {args.seed}; reproduce: {sys.argv[0]} --dump {args.dump} --seed {args.seed} "
           f"--random {args.random}", flush=True)
@@ -132,8 +143,8 @@ def main() -> int:
     rng = random.Random(args.seed)
     compare_addresses(gate, args.dump, "random", [rng.getrandbits(32) for _ in range(args.random)],
                       f"seeded random (seed {args.seed})")
-    compare_answers(gate, args.dump, rng, table_edges + module_edges + [rng.getrandbits(32) for _ in range(2000)],
-                    20_000)
+    pool = [str(IPv4Address(v)) for v in table_edges + module_edges + [rng.getrandbits(32) for _ in range(2000)]]
+    compare_answers(gate, args.dump, rng, pool, 20_000, lambda text: oracle(IPv4Address(text)))
     print(f"judge oracle: {time.monotonic() - start:.1f} s", flush=True)
     return gate.finish()
 

@@ -11,6 +11,7 @@ framed for TCP, behind chunk sizes.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import random
 import shutil
 import struct
@@ -88,6 +89,25 @@ def responses() -> dict[str, bytes]:
     return packed
 
 
+def judge_answers() -> dict[str, bytes]:
+    """Answers for the judge's target: a tag octet (1: IPv6, 0: IPv4) before each address."""
+    def six(text: str) -> bytes:
+        return b"\x01" + ipaddress.IPv6Address(text).packed
+
+    def four(text: str) -> bytes:
+        return b"\x00" + ipaddress.IPv4Address(text).packed
+
+    spellings = ["::ffff:127.0.0.1", "::127.0.0.1", "::ffff:0:a00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1:a9fe:a9:fe00::",
+                 "2002:7f00:1::", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2600::5efe:a9fe:a9fe",
+                 "2600::200:5efe:808:808", "::", "::1", "fe80::1", "fc00::1", "ff02::1", "fec0::1", "2001:db8::1",
+                 "3fff::1", "5f00::1", "100::1", "2001:1::1", "2001:3::1", "2001:20::1", "2606:4700::1111"]
+    answers = {f"six_{i}": six(text) for i, text in enumerate(spellings)}
+    answers["mixed_public"] = four("93.184.216.34") + six("2606:4700::1111") + four("1.1.1.1")
+    answers["mixed_mapped"] = four("93.184.216.34") + six("::ffff:10.0.0.1") + six("2606:4700::1111")
+    answers["cut"] = six("2606:4700::1111")[:9]
+    return answers
+
+
 def name_offsets(message: bytes) -> list[int]:
     """The question's name, and every place a compression pointer sits (names that end in one)."""
     offsets = [12]
@@ -134,6 +154,12 @@ def main() -> int:
         write(folder, f"zero_length_{chunk_name}", prefix + framed["a_one"] + struct.pack(">H", 0) + framed["a_one"])
         write(folder, f"cut_{chunk_name}", prefix + framed["many_records"][:300])
     counts["fuzz_dns_stream"] = len(list(folder.iterdir()))
+
+    folder = out / "fuzz_dns_judge6"
+    folder.mkdir(parents=True)
+    for name, data in judge_answers().items():
+        write(folder, name, data)
+    counts["fuzz_dns_judge6"] = len(list(folder.iterdir()))
 
     print("corpus: " + ", ".join(f"{t} {n}" for t, n in counts.items()) + f" (seed {SEED}) in {out}")
     return 0

@@ -9,7 +9,7 @@ Columns:
     peers       `;`-separated peers, started in order:
                   tls CERT [BEHAVIOUR [ARGS...]]   servers/tls_server.py: server, then server2, ...
                   hostile CERT SCENARIO [ARGS...]  hostile/peer.py (a TLS 1.3 peer breaking the protocol): server
-                  dns NAME=SPEC...                 servers/dns_stub.py: dns
+                  dns NAME=SPEC... [--bind=IP]      servers/dns_stub.py: dns
                   mux BACKEND...                   servers/mux.py: mux
                   proxy PORT FAULT...              proxy/'s tlslab-proxy in front of 127.0.0.1:PORT,
                                                    each FAULT a --fault (direction:name:k=v,...): proxy

@@ -4,6 +4,9 @@
 
 Inside, only `lo` exists (brought up): an answer with a public address can be dialled without a
 packet leaving the machine (ENETUNREACH, not the Internet). Needs root (CAP_SYS_ADMIN).
+One black hole besides: 2001:db8:bad::/64 lies on a veth pair with no one at 2001:db8:bad::1,
+so a connect there stays pending (its neighbour is never found) for ~3 s, then EHOSTUNREACH:
+the IPv6 that has not connected when Happy Eyeballs' 250 ms head start is over (dns.tsv).
 """
 from __future__ import annotations
 
@@ -19,7 +22,10 @@ def enter_namespace(program: str) -> None:
     if os.environ.get(INSIDE) == "1":
         return
     env = {**os.environ, INSIDE: "1"}
-    cmd = ["unshare", "-n", "--", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable, *sys.argv]
+    blackhole = ("ip link add tlslab-bh type veth peer name tlslab-bh1 && ip link set tlslab-bh up && "
+                 "ip link set tlslab-bh1 up && ip -6 addr add 2001:db8:bad::2/64 dev tlslab-bh nodad")
+    cmd = ["unshare", "-n", "--", "sh", "-c", f'ip link set lo up && {blackhole} && exec "$0" "$@"', sys.executable,
+           *sys.argv]
     try:
         proc = subprocess.run(cmd, env=env)
     except FileNotFoundError:

@@ -147,8 +147,9 @@ def hostile_peer(certs, cert: str, scenario: str = "normal", *args, **kw) -> Ser
 
 
 def dns_stub(*zones: str, **kw) -> Server:
-    """servers/dns_stub.py answering each NAME=SPEC zone."""
-    return Server.script("dns_stub.py", *[a for z in zones for a in ("--zone", z)], **kw)
+    """servers/dns_stub.py answering each NAME=SPEC zone; a word --bind=ADDR is passed as it is."""
+    return Server.script("dns_stub.py", *[a for z in zones for a in ((z,) if z.startswith("--") else ("--zone", z))],
+                         **kw)
 
 
 def mux(*backends: str, **kw) -> Server:

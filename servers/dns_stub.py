@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from dnslib import CNAME, QTYPE, RCODE, RR, A, DNSError, DNSRecord
+from dnslib import AAAA, CNAME, QTYPE, RCODE, RR, A, DNSError, DNSRecord
 
 GRAMMAR = """\
 zone entries: --zone NAME=SPEC (repeatable) or --zone-file PATH (one NAME=SPEC a line, # comments).
@@ -27,7 +27,8 @@ A name that is not listed, with no "*", gets NXDOMAIN.
 
 SPEC := MODIFIER* ACTION
   actions:
-    a:IP[,IP...]        A records, in this order (a type other than A: NOERROR, no record)
+    a:IP[,IP...]        A records for the IPv4 ones, AAAA records for the IPv6 ones, in this
+                        order (a query of another type: NOERROR, no record)
     flip:IP[,IP...]     one A record per query, taking the list in turn (DNS rebinding)
     cname:TARGET        a CNAME to TARGET, then TARGET's own records if the table has it
     nxdomain | servfail | refused
@@ -47,6 +48,7 @@ SPEC := MODIFIER* ACTION
 
 examples:
   --zone hooks.test=a:127.0.0.1         --zone mixed.test=a:10.0.0.1,93.184.216.34
+  --zone six.test=a:::1                 --zone both.test=a:93.184.216.34,2606:4700::1111
   --zone slow.test=slow:300:a:127.0.0.1 --zone flip.test=flip:127.0.0.1,127.0.0.2
   --zone tc.test=truncated:a:127.0.0.1  --zone bad.test=malformed:00008180000100010000
 """
@@ -98,9 +100,9 @@ def parse_spec(spec: str) -> Behaviour:
         addrs = arg.split(",")
         for addr in addrs:
             try:
-                socket.inet_pton(socket.AF_INET, addr)
+                socket.inet_pton(socket.AF_INET6 if ":" in addr and action == "a" else socket.AF_INET, addr)
             except OSError:
-                raise SpecError(f"{action}: not an IPv4 address: {addr!r}") from None
+                raise SpecError(f"{action}: not an {'IP' if action == 'a' else 'IPv4'} address: {addr!r}") from None
         return Behaviour(action, addrs=addrs, **modifiers)
     if action == "cname":
         if not arg:
@@ -193,8 +195,12 @@ class Stub:
             target = self.table.names.get(canonical(b.target))
             if target is not None and depth < 8:
                 self.add_records(reply, b.target, qtype, target, depth + 1)
+        elif b.action == "a" and qtype == QTYPE.AAAA:
+            for addr in b.addrs:
+                if ":" in addr:
+                    reply.add_answer(RR(name, QTYPE.AAAA, rdata=AAAA(list(socket.inet_pton(socket.AF_INET6, addr))), ttl=ttl))
         elif b.action in ("a", "flip") and qtype == QTYPE.A:
-            addrs = b.addrs
+            addrs = [addr for addr in b.addrs if ":" not in addr]
             if b.action == "flip":
                 turn = self.turns.get(canonical(name), 0)
                 self.turns[canonical(name)] = turn + 1
@@ -263,11 +269,12 @@ async def serve_tcp(stub: Stub, reader: asyncio.StreamReader, writer: asyncio.St
 
 def bind_pair(address: str, port: int) -> tuple[socket.socket, socket.socket]:
     """UDP first (port 0 picks one), then TCP on the same number; another try on a collision."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
     for _ in range(50):
-        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp = socket.socket(family, socket.SOCK_DGRAM)
         udp.bind((address, port))
         chosen = udp.getsockname()[1]
-        tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        tcp = socket.socket(family, socket.SOCK_STREAM)
         tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             tcp.bind((address, chosen))
@@ -310,7 +317,7 @@ class OneLineParser(argparse.ArgumentParser):
 def main() -> int:
     parser = OneLineParser(prog="dns_stub.py", description=__doc__, epilog=GRAMMAR,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--bind", default="127.0.0.1", help="address to listen on, IPv4 or IPv6 (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port for UDP and TCP (default 0: any free one; 53 works "
                                                            "where the process may bind it)")
     parser.add_argument("--zone", action="append", default=[], metavar="NAME=SPEC", help="a name and its behaviour")

@@ -162,3 +162,108 @@ TEST(DnsJudge, EmptyAnswerChoosesNothing) {
   EXPECT_EQ("none", pin({}, false));
   EXPECT_EQ("none", pin({}, true));
 }
+
+namespace {
+
+std::string reason6(const char* text) {
+  in6_addr a{};
+  if (inet_pton(AF_INET6, text, &a) != 1) return "not an IPv6 address";
+  std::string reason = dns::special_reason6(a);
+  if (dns::is_special6(a) != !reason.empty()) return "is_special6 and special_reason6 disagree";
+  return reason.empty() ? "public" : reason;
+}
+
+// Each text, then " -> " and its verdict, one line each.
+std::string reasons6(std::vector<const char*> texts) {
+  std::string got;
+  for (const char* text : texts) got += std::string(text) + " -> " + reason6(text) + "\n";
+  return got;
+}
+
+}  // namespace
+
+/* The SSRF bypass spellings of the issue are refused, each naming the IPv4 inside */
+TEST(DnsJudge6, BypassSpellingsNameTheEmbeddedIPv4) {
+  EXPECT_EQ(
+      "::ffff:127.0.0.1 -> ::ffff:0:0/96 IPv4-mapped (RFC 4291), embeds 127.0.0.1 (127.0.0.0/8 loopback)\n"
+      "::127.0.0.1 -> ::/96 IPv4-compatible, deprecated (RFC 4291), embeds 127.0.0.1 (127.0.0.0/8 loopback)\n"
+      "::ffff:0:a00:1 -> ::ffff:0:0:0/96 IPv4-translated (RFC 2765), embeds 10.0.0.1 (10.0.0.0/8 private)\n"
+      "64:ff9b::a9fe:a9fe -> 64:ff9b::/96 NAT64 well-known prefix (RFC 6052), embeds 169.254.169.254 "
+      "(169.254.0.0/16 link-local)\n"
+      "64:ff9b:1:a9fe:a9:fe00:: -> 64:ff9b:1::/48 NAT64 local use (RFC 8215), embeds 169.254.169.254 "
+      "(169.254.0.0/16 link-local)\n"
+      "2002:7f00:1:: -> 2002::/16 6to4 (RFC 3056), embeds 127.0.0.1 (127.0.0.0/8 loopback)\n"
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2 -> 2001::/32 Teredo (RFC 4380), embeds server 65.54.227.120 (public), "
+      "embeds client 192.0.2.45 (192.0.2.0/24 documentation)\n"
+      "2600::5efe:a9fe:a9fe -> ISATAP interface id (RFC 5214), embeds 169.254.169.254 (169.254.0.0/16 link-local)\n"
+      "2600::200:5efe:7f00:1 -> ISATAP interface id (RFC 5214), embeds 127.0.0.1 (127.0.0.0/8 loopback)\n",
+      reasons6({"::ffff:127.0.0.1", "::127.0.0.1", "::ffff:0:a00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1:a9fe:a9:fe00::",
+                "2002:7f00:1::", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2600::5efe:a9fe:a9fe",
+                "2600::200:5efe:7f00:1"}));
+}
+
+/* An embedding block is refused whole, a public IPv4 inside it too; ISATAP in a public prefix only when its IPv4 is special */
+TEST(DnsJudge6, EmbeddingBlocksAreRefusedWhole) {
+  EXPECT_EQ(
+      "::ffff:8.8.8.8 -> ::ffff:0:0/96 IPv4-mapped (RFC 4291), embeds 8.8.8.8 (public)\n"
+      "64:ff9b::808:808 -> 64:ff9b::/96 NAT64 well-known prefix (RFC 6052), embeds 8.8.8.8 (public)\n"
+      "2002:808:808:: -> 2002::/16 6to4 (RFC 3056), embeds 8.8.8.8 (public)\n"
+      "2600::5efe:808:808 -> public\n",
+      reasons6({"::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::", "2600::5efe:808:808"}));
+}
+
+/* Both edges of the blocks at the border of 2000::/3 and inside it, and their public neighbours */
+TEST(DnsJudge6, BlockEdgesAndNeighbours) {
+  EXPECT_EQ(
+      ":: -> ::/128 unspecified (RFC 4291)\n"
+      "::1 -> ::1/128 loopback (RFC 4291)\n"
+      "100:: -> 100::/64 discard-only (RFC 6666)\n"
+      "100:0:0:1:: -> outside 2000::/3 global unicast (RFC 4291)\n"
+      "1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> outside 2000::/3 global unicast (RFC 4291)\n"
+      "2000:: -> public\n"
+      "2001:: -> 2001::/32 Teredo (RFC 4380), embeds server 0.0.0.0 (0.0.0.0/8 this network), "
+      "embeds client 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "2001:1::1 -> 2001:1::1/128 port control protocol anycast (RFC 7723)\n"
+      "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff -> 2001::/23 IETF protocol assignments (RFC 2928)\n"
+      "2001:200:: -> public\n"
+      "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff -> public\n"
+      "2001:db8:: -> 2001:db8::/32 documentation (RFC 3849)\n"
+      "2001:db9:: -> public\n"
+      "2002:: -> 2002::/16 6to4 (RFC 3056), embeds 0.0.0.0 (0.0.0.0/8 this network)\n"
+      "2003:: -> public\n"
+      "3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> public\n"
+      "3fff:: -> 3fff::/20 documentation (RFC 9637)\n"
+      "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff -> 3fff::/20 documentation (RFC 9637)\n"
+      "3fff:1000:: -> public\n"
+      "3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> public\n"
+      "4000:: -> outside 2000::/3 global unicast (RFC 4291)\n"
+      "5f00::1 -> 5f00::/16 segment routing SIDs (RFC 9602)\n"
+      "fc00::1 -> fc00::/7 unique local (RFC 4193)\n"
+      "fe80::1 -> fe80::/10 link-local (RFC 4291)\n"
+      "fec0::1 -> fec0::/10 site-local, deprecated (RFC 3879)\n"
+      "ff02::1 -> ff00::/8 multicast (RFC 4291)\n",
+      reasons6({"::", "::1", "100::", "100:0:0:1::", "1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2000::", "2001::",
+                "2001:1::1", "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:200::",
+                "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db8::", "2001:db9::", "2002::", "2003::",
+                "3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "3fff::", "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "3fff:1000::", "3fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "4000::", "5f00::1", "fc00::1", "fe80::1",
+                "fec0::1", "ff02::1"}));
+}
+
+/* One special IPv6 address among public IPv4 ones refuses the whole answer, and is named */
+TEST(DnsJudge6, MixedAnswerIsJudgedWhole) {
+  std::vector<dns::Address> addrs;
+  for (const char* text : {"93.184.216.34", "2606:4700::1111", "::ffff:10.0.0.1", "1.1.1.1"}) {
+    in_addr v4{};
+    in6_addr v6{};
+    if (inet_pton(AF_INET, text, &v4) == 1) addrs.push_back(dns::address_of(v4));
+    else if (inet_pton(AF_INET6, text, &v6) == 1) addrs.push_back(dns::address_of(v6));
+  }
+  dns::Pin strict = dns::pin_choose(addrs, false);
+  EXPECT_EQ(2, strict.refused);
+  EXPECT_EQ(-1, strict.chosen);
+  EXPECT_EQ("::ffff:10.0.0.1", dns::address_text(addrs[2]));
+  EXPECT_EQ(0, dns::pin_choose(addrs, true).chosen);
+  addrs.erase(addrs.begin() + 2);
+  EXPECT_EQ(0, dns::pin_choose(addrs, false).chosen);
+}

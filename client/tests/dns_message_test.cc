@@ -362,3 +362,29 @@ TEST(DnsCodes, NamesAreDistinctAndStable) {
       "-201=closed -202=io_error -203=timeout -1=unknown 7=unknown ",
       got);
 }
+
+namespace {
+
+Bytes six(const char* text) {
+  in6_addr a{};
+  inet_pton(AF_INET6, text, &a);
+  Bytes b;
+  b.octets.assign(a.s6_addr, a.s6_addr + 16);
+  return b;
+}
+
+}  // namespace
+
+/* A query of type AAAA keeps the AAAA records of the name, ignores its A records, and a wrong RDLENGTH is malformed */
+TEST(DnsMessage, AaaaQueryKeepsAaaaRecordsOnly) {
+  dns::Query asked = dns::build_query(kId, "www.example.com", dns::type_aaaa);
+  Packet p = Packet().question("www.example.com", dns::type_aaaa);
+  p.a("www.example.com", "1.2.3.4").answer("www.example.com", dns::type_aaaa, dns::class_in, 60, six("2001:db8::1"));
+  p.answer("www.example.com", dns::type_aaaa, dns::class_in, 300, six("::ffff:127.0.0.1"));
+  EXPECT_EQ("ok [2001:db8::1 ::ffff:127.0.0.1] ttl=60 ignored=1", parse(p.bytes(), asked));
+  Packet bad = Packet().question("www.example.com", dns::type_aaaa);
+  bad.answer("www.example.com", dns::type_aaaa, dns::class_in, 60, Bytes().addr("1.2.3.4"));
+  EXPECT_EQ("malformed(aaaa_rdlength)", parse(bad.bytes(), asked));
+  Packet only_a = Packet().question("www.example.com", dns::type_aaaa).a("www.example.com", "1.2.3.4");
+  EXPECT_EQ("no_address ignored=1", parse(only_a.bytes(), asked));
+}

@@ -66,7 +66,27 @@ TEST(Options, BadInputIsOneLineNamingTheProblem) {
   EXPECT_EQ(error_of({"--transport", "tcp", "127.0.0.1:1"}), "--transport: expects bio or fd, got 'tcp'");
   EXPECT_EQ(error_of({"--json=1", "127.0.0.1:1"}), "--json: takes no value");
   EXPECT_EQ(error_of({"--count", "12x", "127.0.0.1:1"}), "--count: expects an integer in 1..100000000, got '12x'");
-  EXPECT_EQ(error_of({"--ns", "1.2.3.4", "hooks.test:1"}), "--ns: expects IPv4:PORT, got '1.2.3.4'");
+  EXPECT_EQ(error_of({"--ns", "1.2.3.4", "hooks.test:1"}), "--ns: expects IPv4:PORT or [IPv6]:PORT, got '1.2.3.4'");
+}
+
+/* IPv6 literals in brackets as TARGET and in --ns, bare in --connect; a bare colon in a host is refused */
+TEST(Options, IPv6LiteralsWhereIPv4OnesAreTaken) {
+  auto r = parse_options({"[::1]:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->target, "::1");
+  EXPECT_EQ(r.options->name, "::1");
+  EXPECT_EQ(r.options->dial_literal(), "::1");
+  r = parse_options({"--connect", "2001:db8::5", "hooks.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->dial_literal(), "2001:db8::5");
+  r = parse_options({"--ns", "[::1]:5353", "hooks.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->ns_ip, "::1");
+  EXPECT_EQ(r.options->ns_port, 5353);
+  EXPECT_EQ(error_of({"::1:443"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '::1:443'");
+  EXPECT_EQ(error_of({"--ns", "::1:53", "hooks.test:1"}), "--ns: expects IPv4:PORT or [IPv6]:PORT, got '::1:53'");
+  EXPECT_EQ(error_of({"--connect", "[::1]", "hooks.test:1"}), "--connect: expects an IPv4 or IPv6 literal, got '[::1]'");
+  EXPECT_EQ(error_of({"--ns", "[::1]:53", "[::1]:443"}), "--ns needs TARGET to be a name, got the IP literal '::1'");
 }
 
 TEST(Options, ANameNeedsAnAddressOrAResolver) {
@@ -81,4 +101,22 @@ TEST(Options, HelpIsNotAnError) {
   auto r = parse_options({"--help"});
   EXPECT_TRUE(r.help);
   EXPECT_FALSE(r.options);
+}
+
+/* A non-ASCII --name becomes its A-label (UTS #46), the U-label kept; IDNA's refusal is one line; ASCII is untouched */
+TEST(Options, InternationalNameBecomesItsALabel) {
+  auto r = parse_options({"--connect", "127.0.0.1", "--name", "Caf\xC3\xA9.hooks.test", "hooks.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "xn--caf-dma.hooks.test");
+  EXPECT_EQ(r.options->name_unicode, "Caf\xC3\xA9.hooks.test");
+  r = parse_options({"--ns", "127.0.0.1:53", "b\xC3\xBC" "cher.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->target, "xn--bcher-kva.test");
+  EXPECT_EQ(r.options->name, "xn--bcher-kva.test");
+  r = parse_options({"--connect", "127.0.0.1", "--name", "hooks.test.", "hooks.test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "hooks.test.");  // the trailing dot is kept (client/README.md)
+  EXPECT_EQ(r.options->name_unicode, "");
+  EXPECT_EQ(error_of({"--connect", "127.0.0.1", "--name", "a\xE2\x80\x8D\xC3\xA9.test", "hooks.test:1"}),
+            "--name 'a\xE2\x80\x8D\xC3\xA9.test': IDNA refuses it: string contains a forbidden context-j character");
 }

@@ -21,7 +21,7 @@ for source in "$ROOT"/client/dns_*.cc; do
   objects+=("$object")
 done
 
-targets=(fuzz_dns_response fuzz_dns_name fuzz_dns_stream)
+targets=(fuzz_dns_response fuzz_dns_name fuzz_dns_stream fuzz_dns_judge6)
 if pkg-config --exists libcares; then
   targets+=(fuzz_dns_cares)  # linked statically: the runner image has no libc-ares
 else
