@@ -49,7 +49,8 @@ def parse_args() -> argparse.Namespace:
 def build_flags(p: argparse.ArgumentParser) -> None:
     """The flags of a mutant build (CTest gives them): the build tree, the libraries, the sanitizer flags."""
     p.add_argument("--build-dir", required=True, type=Path, help="the build tree (compile_commands.json, objects, CTest)")
-    p.add_argument("--ssl-libs", nargs="+", default=["-lssl", "-lcrypto"], help="libssl and libcrypto to link with")
+    p.add_argument("--ssl-libs", nargs="+", default=["-lssl", "-lcrypto", "-lidn2"],
+                   help="the client's libraries to link with: libssl, libcrypto, libidn2")
     p.add_argument("--gtest-libs", nargs="+", default=["-lgtest_main", "-lgtest"], help="GoogleTest to link the units with")
     p.add_argument("--san-flags", default="", help="the ASan+UBSan flags (TLSLAB_SAN_FLAGS), one string")
     p.add_argument("--fuzz-flags", default="", help="the libFuzzer flags (TLSLAB_FUZZ_FLAGS), one string")
