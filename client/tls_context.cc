@@ -124,8 +124,6 @@ ContextResult fail(std::string why, bool config_error) {
 // CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), the staple's
 // judge, the pins: each only when asked, each owned by the context.
 std::string set_revocation(SSL_CTX* ctx, const RunConfig& o) {
-  auto* policy = new ContextPolicy{o.pins, o.staple};
-  SSL_CTX_set_ex_data(ctx, policy_index(), policy);
   X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
   for (const std::string& path : o.crls)
     if (std::string why = load_crl(SSL_CTX_get_cert_store(ctx), path); !why.empty()) return why;
@@ -206,6 +204,12 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
     X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT);
     if (o.partial_chain) X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
     if (o.verify_depth >= 0) X509_VERIFY_PARAM_set_depth(param, o.verify_depth);
+    // The callbacks' policy, owned by the context once attached: an attachment that fails (its
+    // allocation: shims/tests/alloc_sweep.py found the leak) frees it here and fails the setup.
+    auto policy = std::make_unique<ContextPolicy>(ContextPolicy{o.pins, o.staple});
+    if (SSL_CTX_set_ex_data(ctx.get(), policy_index(), policy.get()) != 1)
+      return fail("the context's verification policy could not be attached", false);
+    policy.release();  // free_policy deletes it with the SSL_CTX
     if (std::string why = set_revocation(ctx.get(), o); !why.empty()) return fail(why, true);
   } else {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
