@@ -46,7 +46,13 @@ def configurations(build: Path) -> list[tuple[str, list[str], str, list[str]]]:
         for t in transports:
             rows.append((f"{name} {t or ''}".strip(), profile.command, profile.program,
                          ["--transport", t] if t else []))
-    return [r for r in rows if Path(r[1][0]).exists() or print(f"{r[0]}: {r[1][0]} not built: skipped")]
+    built = []
+    for row in rows:
+        if Path(row[1][0]).exists():
+            built.append(row)
+        else:
+            print(f"{row[0]}: {row[1][0]} not built: skipped", flush=True)
+    return built
 
 
 def measure(ns, command: list[str], program: str, extra: list[str], port: int, requests: int) -> dict:
@@ -77,13 +83,14 @@ def main() -> int:
     if ns.reps < 1:
         bad_input("allocs.py", "--reps must be at least 1")
     Path(ns.work).mkdir(parents=True, exist_ok=True)
+    clients = configurations(ns.build)
     print(f"allocations per request on an established connection: (run of {MANY} requests - run of {FEW}) / "
           f"{MANY - FEW}, median of {ns.reps} pairs; TLS 1.3, P-256, one connection", flush=True)
     print(f"| client | body | allocations / request | bytes / request | allocations, whole run of {FEW} |")
     print("|---|---|---|---|---|")
     for body in BODIES:
         with tls_server(ns.certs, "leaf-ecdsa", "normal", "--body-size", body) as server:
-            for label, command, program, extra in configurations(ns.build):
+            for label, command, program, extra in clients:
                 calls, sizes, whole = [], [], []
                 try:
                     for _ in range(ns.reps):

@@ -152,24 +152,11 @@ func parseOptions(args []string) (*options, bool, error) {
 func (o *options) apply(flag, v string) error {
 	var err error
 	switch flag {
-	case "--name", "--cafile":
+	case "--name", "--cafile", "--cert", "--key":
 		if v == "" {
 			return usageError{flag + ": expects a non-empty value"}
 		}
-		if flag == "--name" {
-			o.name = v
-		} else {
-			o.cafile = v
-		}
-	case "--cert", "--key":
-		if v == "" {
-			return usageError{flag + ": expects a non-empty value"}
-		}
-		if flag == "--cert" {
-			o.certFile = v
-		} else {
-			o.keyFile = v
-		}
+		*map[string]*string{"--name": &o.name, "--cafile": &o.cafile, "--cert": &o.certFile, "--key": &o.keyFile}[flag] = v
 	case "--pin-sha256":
 		pin, derr := base64.StdEncoding.DecodeString(v)
 		if derr != nil || len(pin) != 32 {

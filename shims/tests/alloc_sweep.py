@@ -162,7 +162,7 @@ class Sweep:
 
     def __init__(self, ns, profile: Profile, transport: str, port: int, known_leaks: Optional[set[str]]):
         self.ns, self.transport, self.port = ns, transport, port
-        self.command, self.program = profile.command, profile.program
+        self.command, self.program, self.reference = profile.command, profile.program, profile.reference
         self.work = Path(ns.work)
         self.base: Optional[dict] = None
         self.base_blocks: Counter = Counter()
@@ -192,7 +192,7 @@ class Sweep:
     def run(self, n: int) -> Result:
         report = self.work / f"sweep-{self.transport}-{n}.json"
         settings = {"fail_nth": n} if n else {}
-        if n and self.program != "tlsnb":  # the failed allocation's stack, for alloc_sweep_known.toml
+        if n and not self.reference:  # the failed allocation's stack, for alloc_sweep_known.toml
             settings["fail_backtrace"] = 1
         env = heap_env(self.program, report, live="sizes", **settings)
         try:
@@ -350,7 +350,7 @@ def sweep_transport(ns, profile: Profile, gate: Gate, transport: str, record: li
             todo = sorted(ns.only)
         elif ns.full:
             todo = list(range(1, top + 1))
-        elif not sweep.program == "tlsnb":  # a client under test: BUDGET values of N at random, no more
+        elif not sweep.reference:  # a client under test: BUDGET values of N at random, no more
             todo = sorted(rng.sample(range(1, top + 1), min(ns.budget, top)))
         else:
             todo = sample(record, transport, top, ns.budget, rng)
