@@ -193,8 +193,7 @@ void Attempt::on_fallback_timer() {
 // The first connect failed: the fallback's turn at once (RFC 8305 5), or the attempt's end.
 Attempt::Step Attempt::primary_failed(int err) {
   if (!fallback_ || fallback_->closed_) {
-    // A reset needs an established connection: the peer closed it before the handshake.
-    return fail(err == ECONNRESET || err == EPIPE ? peer_closed_outcome(err) : errno_outcome(Stage::connect, err));
+    return fail(connect_failure_outcome(err));
   }
   primary_failed_ = true;
   if (fd_.get() >= 0) {  // closing it also leaves the epoll set
@@ -247,7 +246,7 @@ void Attempt::fallback_failed(int err) {
   close_fallback();
   if (!primary_failed_) return;  // the first dial may still connect
   addr_text_ = endpoint_text(fallback_->addr_, shared_.config->port);
-  finish(err == ECONNRESET || err == EPIPE ? peer_closed_outcome(err) : errno_outcome(Stage::connect, err));
+  finish(connect_failure_outcome(err));
 }
 
 void Attempt::close_fallback() {

@@ -1,5 +1,6 @@
 #include "outcome.h"
 
+#include <cerrno>
 #include <cstring>
 
 namespace tlsnb {
@@ -48,6 +49,10 @@ Outcome peer_closed_outcome(int err) {
   std::string text = "peer closed the connection without an alert";
   if (err != 0) text += std::string(" (") + std::strerror(err) + ")";
   return make_outcome(Stage::handshake, details::peer_closed, std::move(text));
+}
+
+Outcome connect_failure_outcome(int err) {
+  return err == ECONNRESET || err == EPIPE ? peer_closed_outcome(err) : errno_outcome(Stage::connect, err);
 }
 
 }  // namespace tlsnb

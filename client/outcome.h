@@ -58,5 +58,8 @@ Outcome errno_outcome(Stage stage, int err);
 Outcome setup_outcome(SetupFailure what);
 // handshake/-1: the peer closed (FIN, RST or EPIPE; `err` 0 when no errno says which) without an alert.
 Outcome peer_closed_outcome(int err);
+// A connect's SO_ERROR: connect/errno, except that a reset needs an established connection, so
+// ECONNRESET or EPIPE there is the peer closing before the handshake (peer_closed_outcome).
+Outcome connect_failure_outcome(int err);
 
 }  // namespace tlsnb
