@@ -2,6 +2,7 @@
 // that lets one byte through per turn, each way: the client only ever finds one byte to read,
 // so every record is assembled across many WANT_READs (BoringSSL's async_bio.cc, "to
 // maximally stress the state machine"). Crossed over transport (bio, fd) x TLS 1.2 / 1.3.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/sockios.h>
 #include <openssl/err.h>
@@ -293,6 +294,8 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
     http_status_ = attempt.http_status();
     requests_done_ = attempt.requests_done();
     tls_version_ = attempt.tls_version();
+    open_fds_ = shared.open_fds;
+    addr_ = attempt.take_record().addr;
   }
 
   static std::unique_ptr<Identity> identity_;
@@ -303,6 +306,8 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
   int http_status_ = 0;
   long requests_done_ = 0;
   std::string tls_version_;
+  long open_fds_ = -1;
+  std::string addr_;
 };
 
 std::unique_ptr<Identity> AttemptInProcess::identity_;
@@ -325,6 +330,9 @@ TEST_P(AttemptInProcess, OneByteAtATimeEndsOkWithEveryResponseComplete) {
   // The client woke for each byte it got: no read ever found two.
   EXPECT_GT(delivered_, 500);
   EXPECT_GE(wakeups_, delivered_);
+  // The ended attempt closed its socket and counted it closed; its record names the peer it was given.
+  EXPECT_EQ(open_fds_, 0);
+  EXPECT_EQ(addr_, "socketpair");
 }
 
 /* The server stops 16 bytes into the second body and closes without close_notify: a truncation */
@@ -332,6 +340,7 @@ TEST_P(AttemptInProcess, CloseWithoutCloseNotifyMidResponseIsReadMinus1) {
   ASSERT_NO_FATAL_FAILURE(run(Misbehaviour::close_mid_response));
   EXPECT_EQ(outcome_.key(), "read/-1") << outcome_.text;
   EXPECT_EQ(requests_done_, 1);
+  EXPECT_EQ(open_fds_, 0);
 }
 
 /* The certificate names tlslab.test, the client asks for other.test: hostname mismatch at the leaf */
@@ -377,5 +386,34 @@ TEST(AttemptAdopt, ANegativeDescriptorIsSetup3) {
   attempt.adopt(-1, "nothing", 0);
   EXPECT_TRUE(attempt.done());
   EXPECT_EQ(attempt.outcome().key(), "setup/3") << attempt.outcome().text;
+  EXPECT_NE(attempt.outcome().text.find(": Bad file descriptor"), std::string::npos) << attempt.outcome().text;
   EXPECT_EQ(shared.open_fds, 0);
+}
+
+/* An attempt destroyed before it ends (a loop that stops mid-run) closes the socket it adopted, counts
+   it closed, and had made it non-blocking */
+TEST(AttemptAdopt, DestroyedUnfinishedClosesItsDescriptor) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);  // blocking, as a caller may hand it
+  Descriptor peer(fds[1]);
+  Descriptor epoll_fd(epoll_create1(EPOLL_CLOEXEC));
+  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
+  ASSERT_TRUE(ctx);
+  RunConfig config;
+  config.name = server_name;
+  SessionCache sessions;
+  RunState shared;
+  shared.config = &config;
+  shared.ctx = ctx.get();
+  shared.sessions = &sessions;
+  shared.epoll_fd = epoll_fd.get();
+  {
+    Attempt attempt(0, shared);
+    attempt.adopt(fds[0], "socketpair", 0);
+    ASSERT_FALSE(attempt.done()) << attempt.outcome().text;
+    EXPECT_EQ(shared.open_fds, 1);
+    EXPECT_NE(fcntl(fds[0], F_GETFL) & O_NONBLOCK, 0);
+  }
+  EXPECT_EQ(shared.open_fds, 0);
+  EXPECT_EQ(fcntl(fds[0], F_GETFD), -1);  // closed
 }
