@@ -3,9 +3,13 @@
     gate = Gate("faults")
     gate.check("PartialIo/bio", ok, why)
     return gate.finish()        # 0 all held, 1 a case failed, 2 no case ran
+
+TLSLAB_FAIL_FAST=1 (set by mutants/gate_rows.py for a mutant's run): the first FAIL ends the gate
+with exit 1 at once, its peers stopped on the way out; the verdict is the same, the rest unrun.
 """
 from __future__ import annotations
 
+import os
 import random
 import shlex
 import sys
@@ -44,6 +48,9 @@ class Gate:
         else:
             self.failed += 1
             self._line("FAIL", case, detail)
+            if os.environ.get("TLSLAB_FAIL_FAST") == "1":
+                print(f"{self.name}: stopped at the first failure (TLSLAB_FAIL_FAST)", flush=True)
+                raise SystemExit(1)
         return ok
 
     def expect(self, case: str, expected, got, note: str = "") -> bool:

@@ -96,8 +96,8 @@ class GateRows:
         start = time.monotonic()
         for test in row.tests:
             argv = [programs.get(a, a) for a in row.argv(test)]
-            env = {k: v for k, v in {**os.environ, **test.env, "TLSLAB_WORK": str(work)}.items()
-                   if k != "TLSLAB_JUNIT_DIR"}   # a mutant's run is not the gate's result
+            env = {k: v for k, v in {**os.environ, **test.env, "TLSLAB_WORK": str(work), "TLSLAB_FAIL_FAST": "1"}.items()
+                   if k != "TLSLAB_JUNIT_DIR"}   # a mutant's run is not the gate's result; its first FAIL is the kill
             seconds = min(test.timeout, limit)
             rc, out, err, hung = bounded(argv, seconds, env)
             if hung:
