@@ -4,9 +4,10 @@
 
 Inside, only `lo` exists (brought up): an answer with a public address can be dialled without a
 packet leaving the machine (ENETUNREACH, not the Internet). Needs root (CAP_SYS_ADMIN).
-One black hole besides: 2001:db8:bad::/64 lies on a veth pair with no one at 2001:db8:bad::1,
-so a connect there stays pending (its neighbour is never found) for ~3 s, then EHOSTUNREACH:
-the IPv6 that has not connected when Happy Eyeballs' 250 ms head start is over (dns.tsv).
+Black holes besides: 2001:db8:bad::/64 and 198.51.100.0/24 (TEST-NET-2) lie on a veth pair with
+no one at 2001:db8:bad::1 or 198.51.100.1, so a connect there stays pending (its neighbour is never
+found) for ~3 s, then EHOSTUNREACH: the IPv6 that has not connected when Happy Eyeballs' 250 ms head
+start is over, and both families pending when the deadline fires (dns.tsv).
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def enter_namespace(program: str) -> None:
         return
     env = {**os.environ, INSIDE: "1"}
     blackhole = ("ip link add tlslab-bh type veth peer name tlslab-bh1 && ip link set tlslab-bh up && "
-                 "ip link set tlslab-bh1 up && ip -6 addr add 2001:db8:bad::2/64 dev tlslab-bh nodad")
+                 "ip link set tlslab-bh1 up && ip -6 addr add 2001:db8:bad::2/64 dev tlslab-bh nodad && "
+                 "ip addr add 198.51.100.2/24 dev tlslab-bh")
     cmd = ["unshare", "-n", "--", "sh", "-c", f'ip link set lo up && {blackhole} && exec "$0" "$@"', sys.executable,
            *sys.argv]
     try:

@@ -417,3 +417,50 @@ TEST(AttemptAdopt, DestroyedUnfinishedClosesItsDescriptor) {
   EXPECT_EQ(shared.open_fds, 0);
   EXPECT_EQ(fcntl(fds[0], F_GETFD), -1);  // closed
 }
+
+/* inetd and socket activation hand the connection over as descriptor 0: adopted, watched, ended and
+   closed like any other (a `> 0` taken for "has a socket" would lose it) */
+TEST(AttemptAdopt, DescriptorZeroIsASocketLikeAnyOther) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  Descriptor saved_stdin(dup(0));
+  ASSERT_EQ(dup2(fds[0], 0), 0);
+  close(fds[0]);
+  Descriptor peer(fds[1]);
+  Descriptor epoll_fd(epoll_create1(EPOLL_CLOEXEC));
+  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
+  ASSERT_TRUE(ctx);
+  RunConfig config;
+  config.name = server_name;
+  SessionCache sessions;
+  RunState shared;
+  shared.config = &config;
+  shared.ctx = ctx.get();
+  shared.sessions = &sessions;
+  shared.epoll_fd = epoll_fd.get();
+  Attempt attempt(0, shared);
+  attempt.adopt(0, "stdin", 0);
+  EXPECT_EQ(shared.open_fds, 1);
+  peer = Descriptor();  // the peer goes away before any TLS byte: the handshake's end, handshake/-1
+  for (int turn = 0; turn < 100 && !attempt.done(); ++turn) {
+    epoll_event events[4];
+    int n = epoll_wait(epoll_fd.get(), events, 4, 10);
+    for (int i = 0; i < n; ++i) static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
+  }
+  EXPECT_TRUE(attempt.done());
+  EXPECT_EQ(attempt.outcome().key(), "handshake/-1") << attempt.outcome().text;
+  EXPECT_EQ(shared.open_fds, 0);
+  EXPECT_EQ(fcntl(0, F_GETFD), -1);  // closed by the attempt
+  {  // and one destroyed before it ends
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    ASSERT_EQ(fds[0], 0);  // the lowest free descriptor: 0, closed just now
+    Descriptor peer2(fds[1]);
+    Attempt unfinished(1, shared);
+    unfinished.adopt(0, "stdin", 0);
+    ASSERT_FALSE(unfinished.done()) << unfinished.outcome().text;
+    EXPECT_EQ(shared.open_fds, 1);
+  }
+  EXPECT_EQ(shared.open_fds, 0);
+  EXPECT_EQ(fcntl(0, F_GETFD), -1);
+  dup2(saved_stdin.get(), 0);
+}
