@@ -33,12 +33,12 @@
 #define SHIM_FDS 65536 /* descriptors above this pass through untouched (counted as untracked) */
 
 enum mode { MODE_FIXED, MODE_RANDOM, MODE_ONEBYTE };
-enum fault { FAULT_NONE, FAULT_RESET, FAULT_EPIPE };
+enum fault { FAULT_NONE, FAULT_RESET, FAULT_EPIPE, FAULT_STALL };
 enum dir { DIR_SEND, DIR_RECV };
 enum kind { KIND_UNKNOWN, KIND_TCP, KIND_OTHER };
 
 static const char *const MODE_NAMES[] = {"fixed", "random", "onebyte"};
-static const char *const FAULT_NAMES[] = {"none", "reset", "epipe"};
+static const char *const FAULT_NAMES[] = {"none", "reset", "epipe", "stall"};
 
 /* The run's settings, read once from the environment. */
 static struct {
@@ -61,7 +61,7 @@ struct sock {
   enum kind kind;
   long conn;              /* -1 until connect() or the first call */
   uint64_t calls[2], bytes[2], rng[2];
-  int broken;             /* the fault fired: recv is end of file, send is EPIPE */
+  int broken;             /* the fault fired: recv is end of file, send is EPIPE (stall: its direction EAGAIN) */
 };
 
 static struct sock table[SHIM_FDS];
@@ -143,10 +143,10 @@ static void read_settings(void) {
   cfg.eagain_every = (unsigned)env_u64("TLSLAB_IO_EAGAIN_EVERY", 0);
   cfg.seed_given = getenv("TLSLAB_IO_SEED") && *getenv("TLSLAB_IO_SEED");
   cfg.seed = env_u64("TLSLAB_IO_SEED", ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid());
-  cfg.fault = (enum fault)env_choice("TLSLAB_IO_FAULT", FAULT_NAMES, 3, FAULT_NONE);
+  cfg.fault = (enum fault)env_choice("TLSLAB_IO_FAULT", FAULT_NAMES, 4, FAULT_NONE);
   cfg.fault_conn = (long)env_u64("TLSLAB_IO_FAULT_CONN", 0);
   cfg.fault_byte = env_u64("TLSLAB_IO_FAULT_BYTE", 0);
-  cfg.fault_dir = (enum dir)env_choice("TLSLAB_IO_FAULT_DIR", dirs, 2, cfg.fault == FAULT_EPIPE ? DIR_SEND : DIR_RECV);
+  cfg.fault_dir = (enum dir)env_choice("TLSLAB_IO_FAULT_DIR", dirs, 2, cfg.fault == FAULT_EPIPE || cfg.fault == FAULT_STALL ? DIR_SEND : DIR_RECV);
   if (cfg.fault == FAULT_EPIPE && cfg.fault_dir != DIR_SEND)
     bad_setting("TLSLAB_IO_FAULT_DIR", "recv (EPIPE is a send error)");
   shim_env_copy("TLSLAB_IO_REPORT", cfg.report, sizeof cfg.report);
@@ -230,6 +230,12 @@ static void inject_error(struct plan *p, int err, int may_sigpipe) {
 /* The connection's fault: cap the call to end at byte K, or fire when it is reached. */
 static int apply_fault(struct plan *p, int may_sigpipe) {
   struct sock *s = p->s;
+  if (s->broken && cfg.fault == FAULT_STALL) {  /* the window never opens again: EAGAIN for good */
+    if (p->dir != cfg.fault_dir) return 0;
+    inject_error(p, EAGAIN, 0);
+    count.eagain++;
+    return 1;
+  }
   if (s->broken) {
     if (p->dir == DIR_RECV) {
       p->inject = 1; /* end of file: the peer is gone */
@@ -248,6 +254,11 @@ static int apply_fault(struct plan *p, int may_sigpipe) {
   }
   s->broken = 1;
   count.faults++;
+  if (cfg.fault == FAULT_STALL) {
+    inject_error(p, EAGAIN, 0);
+    count.eagain++;
+    return 1;
+  }
   inject_error(p, cfg.fault == FAULT_RESET ? ECONNRESET : EPIPE, may_sigpipe);
   return 1;
 }

@@ -77,6 +77,11 @@ CASES = [
          "conn -> 0 fd 4\nsend:write:100 ->", rc=-signal.SIGPIPE),  # dies inside the step
     Case("EpipeOnWriteWithSigpipeIgnored", {"fault": "epipe"}, ["sigpipe:ignore", "conn", "send:write:100"],
          lines("sigpipe:ignore ->", "conn -> 0 fd 4", "send:write:100 -> EPIPE"), {"faults": 1}),
+    Case("StallRefusesEverySendFromByteKForGood", {"fault": "stall", "fault_byte": 10},
+         ["conn", "nb", "repeat:4:send:sendnosig:100", "peer-send:20", "recv:recv:100"],
+         lines("conn -> 0 fd 4", "nb ->", "repeat:4:send:sendnosig:100 -> 10 EAGAIN EAGAIN EAGAIN", "peer-send:20 ->",
+               "recv:recv:100 -> 20"),
+         {"faults": 1, "eagain": 3, "bytes_sent": 10}),
     Case("ReusedDescriptorStartsFresh", {"max_send": 700},
          ["conn", "send:write:5000", "reuse-pipe:5000", "reuse-sock", "send:write:5000"],
          lines("conn -> 0 fd 4", "send:write:5000 -> 700", "reuse-pipe:5000 -> fd 4 5000", "reuse-sock -> 1 fd 4",
