@@ -15,7 +15,8 @@ Columns:
                                                    each FAULT a --fault (direction:name:k=v,...): proxy
                 or - for none
     client      the client's whole argument list (it is given --json); leading NAME=VALUE words
-                are its environment, as in a shell (SSL_CERT_FILE={certs}/ca2.pem --count 3 {target})
+                are its environment, as in a shell (SSL_CERT_FILE={certs}/ca2.pem --count 3 {target}),
+                and a leading ulimit-n=N runs it with N descriptors at most (ulimit -n N)
     shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3), or -
     expect      harness/expect.py's grammar
     control     the case that succeeds where this one must fail (required for failure rows), or -
@@ -50,6 +51,7 @@ from .shims import IO_TAG, io_env, read_report
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 ENV_WORD = re.compile(r"[A-Z][A-Z0-9_]*=")
+ULIMIT_WORD = re.compile(r"ulimit-n=(\d+)$")
 SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
 PEER_KINDS = ("tls", "hostile", "s_server", "dns", "mux", "proxy")
@@ -234,13 +236,14 @@ class Cell:
         with ExitStack() as stack:
             peers = self.start(stack)
             words = self.expand(self.row.client).split()
-            given = list(itertools.takewhile(ENV_WORD.match, words))
-            if given:
-                env = {**(env or os.environ), **dict(w.split("=", 1) for w in given)}
+            given = list(itertools.takewhile(lambda w: ENV_WORD.match(w) or ULIMIT_WORD.match(w), words))
+            limits = [int(m[1]) for m in map(ULIMIT_WORD.match, given) if m]
+            if len(limits) < len(given):
+                env = {**(env or os.environ), **dict(w.split("=", 1) for w in given if not ULIMIT_WORD.match(w))}
             args = (["--transport", self.transport] if self.transport else []) + words[len(given):]
             exp = parse(self.expand(exp_text))
             run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if settings else None,
-                             timeout=time_limit(exp, self.lab.timeout))
+                             timeout=time_limit(exp, self.lab.timeout), max_fds=limits[-1] if limits else None)
         reports = {name: peer.report for name, peer in peers.items()}
         shim = read_report(report, IO_TAG) if settings else None
         if shim is not None:

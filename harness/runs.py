@@ -8,9 +8,11 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import resource
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -50,11 +52,31 @@ def die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def bounded(argv: list[str], timeout: float, env: Optional[dict] = None) -> tuple[int, str, str, bool]:
+def limited(max_fds: int) -> None:
+    """In the child, before exec: die with the parent, and open at most MAX_FDS descriptors."""
+    die_with_parent()
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+@contextmanager
+def nofile(limit: int):
+    """Lower this process's soft RLIMIT_NOFILE for the children started inside (ulimit -n)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
+            max_fds: Optional[int] = None) -> tuple[int, str, str, bool]:
     """Runs ARGV in a process group of its own: (returncode, stdout, stderr, hung). Past TIMEOUT
-    the whole group is killed (nothing it started outlives it) and `hung` is true."""
+    the whole group is killed (nothing it started outlives it) and `hung` is true. MAX_FDS: the
+    child's soft RLIMIT_NOFILE (ulimit -n), set in the child alone."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True, errors="replace", preexec_fn=die_with_parent)
+                            start_new_session=True, errors="replace",
+                            preexec_fn=die_with_parent if max_fds is None else lambda: limited(max_fds))
     try:
         out, err = proc.communicate(timeout=timeout)
         hung = False
@@ -88,7 +110,8 @@ def parse_output(run: Run, out: str) -> None:
 
 
 def run_client(command: list[str], args: list, env: Optional[dict] = None, timeout: float = 120.0,
-               preload: Optional[str] = None, wrapper: Optional[list[str]] = None) -> Run:
+               preload: Optional[str] = None, wrapper: Optional[list[str]] = None,
+               max_fds: Optional[int] = None) -> Run:
     """Run `COMMAND --json ARGS` (any client that keeps the lab's contract). A hang is killed at
     TIMEOUT and reported in run.problem; the client's failure is data, never an exception."""
     argv = [*(wrapper or []), *map(str, command), "--json", *map(str, args)]
@@ -96,7 +119,7 @@ def run_client(command: list[str], args: list, env: Optional[dict] = None, timeo
     if preload:
         full_env["LD_PRELOAD"] = preload
     start = time.monotonic()
-    rc, out, err, hung = bounded(argv, timeout, full_env)
+    rc, out, err, hung = bounded(argv, timeout, full_env, max_fds)
     run = Run(argv=argv, rc=rc if rc >= 0 else 0, signal=-rc if rc < 0 and not hung else 0,
               stderr=err, wall_s=time.monotonic() - start)
     parse_output(run, out)

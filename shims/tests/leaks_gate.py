@@ -16,12 +16,11 @@ import resource
 import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_client, tls_server, verdict
+from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, nofile, rerun_line, run_client, tls_server, verdict
 from harness.clients import ClientError, Profile, gate_client
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
 
@@ -47,17 +46,6 @@ class Row:
     inject: str
     why: str
     where: str = ""
-
-
-@contextmanager
-def nofile(limit: int):
-    """Lower this process's soft RLIMIT_NOFILE for the children started inside (ulimit -n)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def all_as_expected(run: Run, expect: str, count: int) -> str:
