@@ -97,6 +97,7 @@ class Tally:
     ciphers: dict[str, int] = field(default_factory=dict)
     sni: dict[str, int] = field(default_factory=dict)
     handshake_errors: dict[str, int] = field(default_factory=dict)
+    methods: dict[str, int] = field(default_factory=dict)  # each request's method as read: its first bytes intact
 
     @staticmethod
     def bump(counts: dict[str, int], key: str) -> None:
@@ -283,6 +284,7 @@ class Conn:
         connection = headers.get("connection", "").lower()
         keep_alive = connection == "keep-alive" if http10 else connection != "close"
         self.count_request(body)
+        self.tally.bump(self.tally.methods, method[:16])
         return Request(method, headers, body, keep_alive)
 
     def count_request(self, body: bytes) -> None:
