@@ -18,6 +18,7 @@ survivors (file:line, operator, change, fate) and the time per mutant.
 
     scan.py --build-dir BUILD [--full | --sample N] [--seed S] [--file client/x.cc ...]
     scan.py --build-dir BUILD --list [--file ...]     # the mutants, nothing built
+    scan.py --build-dir BUILD --full --file F --unrecorded   # only those without a recorded fate
 """
 from __future__ import annotations
 
@@ -52,6 +53,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--seed", type=int, help="the sample's seed (default: a new one, printed)")
     p.add_argument("--file", action="append", default=[], help="only this mapped source, recorded or not (repeatable)")
     p.add_argument("--line", type=int, action="append", default=[], help="only the mutants on this line (repeatable; with --file)")
+    p.add_argument("--unrecorded", action="store_true",
+                   help="only the mutants survivors.toml has no fate for (a file being scanned: what is left to see)")
     p.add_argument("--map", type=Path, default=HERE / "operator_rows.toml", help="file -> gate rows")
     p.add_argument("--survivors", type=Path, default=HERE / "survivors.toml", help="the survivors' fates")
     p.add_argument("--row-limit", type=float, default=30.0, help="seconds a row may run against a mutant (a kill past it)")
@@ -238,7 +241,7 @@ def main() -> int:
         bad_input("scan.py", f"--file {unknown[0]}: not mapped in {ns.map}")
     files = ns.file or [f for f in mapping if f in recorded]   # a file still being scanned only by --file
     mutants = [m for f in files for m in generate(ROOT / f, (ROOT / f).read_text(), ROOT)
-               if not ns.line or m.line in ns.line]
+               if (not ns.line or m.line in ns.line) and not (ns.unrecorded and m.key in fates)]
     if ns.list:
         for m in mutants:
             print(f"{m.where} {m.op} {m.change}")
