@@ -53,6 +53,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--seed", type=int, help="the sample's seed (default: a new one, printed)")
     p.add_argument("--file", action="append", default=[], help="only this mapped source, recorded or not (repeatable)")
     p.add_argument("--line", type=int, action="append", default=[], help="only the mutants on this line (repeatable; with --file)")
+    p.add_argument("--only", nargs="+", default=[], metavar="ID",
+                   help="only these mutants, by the case id a run prints (client/attempt.cc:263:rel)")
     p.add_argument("--unrecorded", action="store_true",
                    help="only the mutants survivors.toml has no fate for (a file being scanned: what is left to see)")
     p.add_argument("--map", type=Path, default=HERE / "operator_rows.toml", help="file -> gate rows")
@@ -239,9 +241,13 @@ def main() -> int:
     unknown = [f for f in ns.file if f not in mapping]
     if unknown:
         bad_input("scan.py", f"--file {unknown[0]}: not mapped in {ns.map}")
-    files = ns.file or [f for f in mapping if f in recorded]   # a file still being scanned only by --file
+    only_files = sorted({i.rsplit(":", 2)[0] for i in ns.only})
+    if unmapped := [f for f in only_files if f not in mapping]:
+        bad_input("scan.py", f"--only: {unmapped[0]} is not a mapped file ({ns.map})")
+    files = ns.file or only_files or [f for f in mapping if f in recorded]   # a file still being scanned only by --file
     mutants = [m for f in files for m in generate(ROOT / f, (ROOT / f).read_text(), ROOT)
-               if (not ns.line or m.line in ns.line) and not (ns.unrecorded and m.key in fates)]
+               if (not ns.line or m.line in ns.line) and not (ns.unrecorded and m.key in fates)
+               and (not ns.only or f"{m.where}:{m.op}" in ns.only)]
     if ns.list:
         for m in mutants:
             print(f"{m.where} {m.op} {m.change}")
@@ -283,7 +289,7 @@ def main() -> int:
         if verdict == "survived" and fate is None:
             gate.check(case, False, f"survived, unexplained: {m.change}  ({detail}); kill it with a gate row or "
                                     f"record its fate in {ns.survivors.name}\n  rerun: "
-                                    f"{rerun_line(*rerun[:1], *rerun[1:], '--file', m.file)}")
+                                    f"{rerun_line(*rerun[:1], *rerun[1:], '--only', case)}")
         else:
             gate.check(case, verdict != "broken", f"{verdict}{': ' + fate[0] if fate and verdict == 'survived' else ''}"
                                                   f" — {m.change} — {detail}  [{time.monotonic() - began:.1f} s]")

@@ -275,7 +275,7 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
     shared.epoll_fd = epoll_fd.get();
     shared.timers = &timers;
     Attempt attempt(0, shared);
-    attempt.adopt(client_pair[0], "socketpair", 0);
+    attempt.adopt(client_pair[0], "socketpair", 3);  // slot 3: the record names the slot it was given
 
     for (turns_ = 0; !attempt.done() && turns_ < max_turns; ++turns_) {
       to_server.turn();
@@ -295,7 +295,9 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
     requests_done_ = attempt.requests_done();
     tls_version_ = attempt.tls_version();
     open_fds_ = shared.open_fds;
-    addr_ = attempt.take_record().addr;
+    AttemptRecord record = attempt.take_record();
+    addr_ = record.addr;
+    slot_ = record.slot;
   }
 
   static std::unique_ptr<Identity> identity_;
@@ -308,6 +310,7 @@ class AttemptInProcess : public testing::TestWithParam<Crossing> {
   std::string tls_version_;
   long open_fds_ = -1;
   std::string addr_;
+  int slot_ = -1;
 };
 
 std::unique_ptr<Identity> AttemptInProcess::identity_;
@@ -333,6 +336,7 @@ TEST_P(AttemptInProcess, OneByteAtATimeEndsOkWithEveryResponseComplete) {
   // The ended attempt closed its socket and counted it closed; its record names the peer it was given.
   EXPECT_EQ(open_fds_, 0);
   EXPECT_EQ(addr_, "socketpair");
+  EXPECT_EQ(slot_, 3);
 }
 
 /* The server stops 16 bytes into the second body and closes without close_notify: a truncation */
