@@ -180,6 +180,7 @@ bool Loop::run(RunStats* stats, std::string* error) {
   while (stats_.count < config_.count) {
     int64_t now = monotonic_ms();
     bool more = admit(now);
+    settle_lookups();  // a lookup that ended as it started (a name no query can carry): judged now, not at a timer
     long reported = stats_.count;
     reap();  // attempts that ended while starting (a setup failure): report them now, not at the next wake-up
     if (stats_.count != reported) continue;
