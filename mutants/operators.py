@@ -44,7 +44,7 @@ class Mutant:
     op: str            # one of OPERATORS
     before: str        # the line's code, stripped
     after: str         # the mutated line, stripped
-    nth: int           # which mutant of this operator on this line (0 first)
+    nth: int           # which of the file's mutants with this same change of this same text (0 first, in source order)
     text: str          # the whole mutated source
 
     @property
@@ -133,7 +133,7 @@ def generate(path: Path, text: str, root: Path) -> list[Mutant]:
         line_no = text.count("\n", 0, start) + 1
         before = text.splitlines()[line_no - 1].strip()
         after = mutated.splitlines()[line_no - 1].strip()
-        nth = seen.get((op, line_no, after), 0)
-        seen[(op, line_no, after)] = nth + 1
+        nth = seen.get((op, before, after), 0)  # the same change of the same text elsewhere is another mutant
+        seen[(op, before, after)] = nth + 1
         mutants.append(Mutant(rel, line_no, op, before, after, nth, mutated))
     return mutants

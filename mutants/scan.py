@@ -280,6 +280,8 @@ def main() -> int:
         try:
             verdict, detail = ("tce", "object byte-identical") if scan.equivalent(m) else scan.kill(m, refs[m.file])
         except BuildError as e:
+            if "newer than its object" in str(e):  # the tree changed under the scan: no verdict after this holds
+                bad_input("scan.py", f"{m.where}: {e}")
             verdict, detail = "stillborn", f"does not compile: {str(e)[-160:]}"
         if verdict not in ("tce", "stillborn"):
             seconds.append(time.monotonic() - began)
