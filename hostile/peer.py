@@ -139,12 +139,21 @@ class Conn:
         self.rx: Optional[Protection] = None
         self.suite = AES_128_GCM
         self.owed_key_update = False  # we asked for a KeyUpdate; the client's next data must follow one
+        self.cork: Optional[bytearray] = None  # records held back to leave in one write (uncork())
 
     # --- the wire -------------------------------------------------------------------------------
 
     def send(self, data: bytes, what: str, n: int = 1) -> None:
-        self.sock.sendall(data)
+        if self.cork is not None:
+            self.cork += data
+        else:
+            self.sock.sendall(data)
         self.report.bump(self.report.sent, what, n)
+
+    def uncork(self) -> None:
+        """What send() held back, in one write."""
+        data, self.cork = bytes(self.cork or b""), None
+        self.sock.sendall(data)
 
     def read_exact(self, n: int) -> bytes:
         while len(self.inbuf) < n:
@@ -406,6 +415,8 @@ class Conn:
         mid = {"keyupdate-requested", "close-notify-mid-response", "fatal-alert-mid-response", "fin-mid-record",
                "tls12-renegotiation", "tls12-renegotiation-mismatch"}
         first, rest = (data[:half], data[half:]) if sc in mid else (data, b"")
+        if sc == "close-notify-then-data":  # the response, its close_notify and the data after it in one write:
+            self.cork = bytearray()           # a client that closes after the response cannot race the last two
         self.app_records(first, size)
         if sc.startswith("tls12-renegotiation"):
             self.renegotiate()
@@ -427,6 +438,8 @@ class Conn:
                  "fatal-alert-after-response": [(ALERT, alert(80), "alert:internal_error")]}
         for ctype, payload, what in after.get(sc, []):
             self.post(ctype, payload, what)
+        if self.cork is not None:
+            self.uncork()
 
     def app_records(self, data: bytes, size: int) -> None:
         for at in range(0, len(data), size):

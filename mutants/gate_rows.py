@@ -102,6 +102,8 @@ class GateRows:
             rc, out, err, hung = bounded(argv, seconds, env)
             if hung:
                 return False, f"{test.name}: ran past {seconds:.0f} s (killed)", time.monotonic() - start
+            if rc == 2 and any(a.endswith(".py") for a in argv):  # a gate of the lab's refusing its input
+                raise RowError(f"{row.ref}: {test.name} exit 2, its input refused (not a kill): {first_failure(out, err)}")
             if rc != 0:
                 return False, f"{test.name}: exit {rc}: {first_failure(out, err)}", time.monotonic() - start
         last = [ln for ln in out.splitlines() if ln.strip()][-1:] if row.tests else []

@@ -192,9 +192,12 @@ def main() -> int:
     rerun = shlex.join([sys.executable, sys.argv[0], *[a for a in sys.argv[1:] if a not in ns.names]])
     replay = Replay(gate_rows, builder, real, scratch, rerun)
     began = time.monotonic()
-    replay.controls({ref: refs[ref] for ref in dict.fromkeys(r for m in selected for r, _ in m.cases())})
-    for m in selected:
-        replay.mutant(m, refs)
+    try:
+        replay.controls({ref: refs[ref] for ref in dict.fromkeys(r for m in selected for r, _ in m.cases())})
+        for m in selected:
+            replay.mutant(m, refs)
+    except RowError as e:  # a gate refused its arguments (exit 2): no verdict after it holds
+        bad_input("run_mutants.py", e)
     print(f"TIME total {time.monotonic() - began:.1f} s", flush=True)
     return replay.gate.finish()
 

@@ -279,6 +279,8 @@ def main() -> int:
         began = time.monotonic()
         try:
             verdict, detail = ("tce", "object byte-identical") if scan.equivalent(m) else scan.kill(m, refs[m.file])
+        except RowError as e:  # a row file changed under the scan, or a gate refused its arguments
+            bad_input("scan.py", f"{m.where}: {e}")
         except BuildError as e:
             if "newer than its object" in str(e):  # the tree changed under the scan: no verdict after this holds
                 bad_input("scan.py", f"{m.where}: {e}")
