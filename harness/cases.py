@@ -238,8 +238,8 @@ class Cell:
             words = self.expand(self.row.client).split()
             given = list(itertools.takewhile(lambda w: ENV_WORD.match(w) or ULIMIT_WORD.match(w), words))
             limits = [int(m[1]) for m in map(ULIMIT_WORD.match, given) if m]
-            if len(limits) < len(given):
-                env = {**(env or os.environ), **dict(w.split("=", 1) for w in given if not ULIMIT_WORD.match(w))}
+            if names := [w for w in given if ENV_WORD.match(w)]:
+                env = {**(env or os.environ), **dict(w.split("=", 1) for w in names)}
             args = (["--transport", self.transport] if self.transport else []) + words[len(given):]
             exp = parse(self.expand(exp_text))
             run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if settings else None,

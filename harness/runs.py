@@ -12,7 +12,6 @@ import resource
 import signal
 import subprocess
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -56,17 +55,6 @@ def limited(max_fds: int) -> None:
     """In the child, before exec: die with the parent, and open at most MAX_FDS descriptors."""
     die_with_parent()
     resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-
-
-@contextmanager
-def nofile(limit: int):
-    """Lower this process's soft RLIMIT_NOFILE for the children started inside (ulimit -n)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,

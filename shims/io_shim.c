@@ -227,15 +227,17 @@ static void inject_error(struct plan *p, int err, int may_sigpipe) {
   p->sigpipe = err == EPIPE && may_sigpipe;
 }
 
+/* The stall fault's answer to every call of its direction once it fired: the window never opens again. */
+static int stall(struct plan *p) {
+  inject_error(p, EAGAIN, 0);
+  count.eagain++;
+  return 1;
+}
+
 /* The connection's fault: cap the call to end at byte K, or fire when it is reached. */
 static int apply_fault(struct plan *p, int may_sigpipe) {
   struct sock *s = p->s;
-  if (s->broken && cfg.fault == FAULT_STALL) {  /* the window never opens again: EAGAIN for good */
-    if (p->dir != cfg.fault_dir) return 0;
-    inject_error(p, EAGAIN, 0);
-    count.eagain++;
-    return 1;
-  }
+  if (s->broken && cfg.fault == FAULT_STALL) return p->dir == cfg.fault_dir ? stall(p) : 0;
   if (s->broken) {
     if (p->dir == DIR_RECV) {
       p->inject = 1; /* end of file: the peer is gone */
@@ -254,11 +256,7 @@ static int apply_fault(struct plan *p, int may_sigpipe) {
   }
   s->broken = 1;
   count.faults++;
-  if (cfg.fault == FAULT_STALL) {
-    inject_error(p, EAGAIN, 0);
-    count.eagain++;
-    return 1;
-  }
+  if (cfg.fault == FAULT_STALL) return stall(p);
   inject_error(p, cfg.fault == FAULT_RESET ? ECONNRESET : EPIPE, may_sigpipe);
   return 1;
 }

@@ -394,23 +394,31 @@ TEST(AttemptAdopt, ANegativeDescriptorIsSetup3) {
   EXPECT_EQ(shared.open_fds, 0);
 }
 
+// What an adopted attempt needs around it: a client SSL_CTX, an epoll set and the run's shared state.
+struct AdoptBench {
+  AdoptBench() {
+    config.name = server_name;
+    shared.config = &config;
+    shared.ctx = ctx.get();
+    shared.sessions = &sessions;
+    shared.epoll_fd = epoll_fd.get();
+  }
+  Descriptor epoll_fd{epoll_create1(EPOLL_CLOEXEC)};
+  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx{SSL_CTX_new(TLS_client_method()), SSL_CTX_free};
+  RunConfig config;
+  SessionCache sessions;
+  RunState shared;
+};
+
 /* An attempt destroyed before it ends (a loop that stops mid-run) closes the socket it adopted, counts
    it closed, and had made it non-blocking */
 TEST(AttemptAdopt, DestroyedUnfinishedClosesItsDescriptor) {
   int fds[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);  // blocking, as a caller may hand it
   Descriptor peer(fds[1]);
-  Descriptor epoll_fd(epoll_create1(EPOLL_CLOEXEC));
-  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
-  ASSERT_TRUE(ctx);
-  RunConfig config;
-  config.name = server_name;
-  SessionCache sessions;
-  RunState shared;
-  shared.config = &config;
-  shared.ctx = ctx.get();
-  shared.sessions = &sessions;
-  shared.epoll_fd = epoll_fd.get();
+  AdoptBench bench;
+  ASSERT_TRUE(bench.ctx);
+  RunState& shared = bench.shared;
   {
     Attempt attempt(0, shared);
     attempt.adopt(fds[0], "socketpair", 0);
@@ -431,24 +439,16 @@ TEST(AttemptAdopt, DescriptorZeroIsASocketLikeAnyOther) {
   ASSERT_EQ(dup2(fds[0], 0), 0);
   close(fds[0]);
   Descriptor peer(fds[1]);
-  Descriptor epoll_fd(epoll_create1(EPOLL_CLOEXEC));
-  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
-  ASSERT_TRUE(ctx);
-  RunConfig config;
-  config.name = server_name;
-  SessionCache sessions;
-  RunState shared;
-  shared.config = &config;
-  shared.ctx = ctx.get();
-  shared.sessions = &sessions;
-  shared.epoll_fd = epoll_fd.get();
+  AdoptBench bench;
+  ASSERT_TRUE(bench.ctx);
+  RunState& shared = bench.shared;
   Attempt attempt(0, shared);
   attempt.adopt(0, "stdin", 0);
   EXPECT_EQ(shared.open_fds, 1);
   peer = Descriptor();  // the peer goes away before any TLS byte: the handshake's end, handshake/-1
   for (int turn = 0; turn < 100 && !attempt.done(); ++turn) {
     epoll_event events[4];
-    int n = epoll_wait(epoll_fd.get(), events, 4, 10);
+    int n = epoll_wait(bench.epoll_fd.get(), events, 4, 10);
     for (int i = 0; i < n; ++i) static_cast<Watcher*>(events[i].data.ptr)->on_event(events[i].events);
   }
   EXPECT_TRUE(attempt.done());

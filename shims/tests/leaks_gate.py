@@ -12,7 +12,6 @@ LONG - SHORT bytes apart). A valgrind row runs tlsnb under valgrind --leak-check
 """
 from __future__ import annotations
 
-import resource
 import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, nofile, rerun_line, run_client, tls_server, verdict
+from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_client, tls_server, verdict
 from harness.clients import ClientError, Profile, gate_client
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
 
@@ -88,8 +87,8 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
             args = client_args(ns.certs, server.port, *transport_args(transport), "--count", count,
                                "--parallel", SLOTS, *row.client.split())
             env, preload = injected(ns, row, heap_env(ns.profile.program, path))
-            with nofile(NOFILE if count == long else resource.getrlimit(resource.RLIMIT_NOFILE)[0]):
-                runs[count] = run_client(ns.profile.command, args, env=env, preload=preload, timeout=900)
+            runs[count] = run_client(ns.profile.command, args, env=env, preload=preload, timeout=900,
+                                     max_fds=NOFILE if count == long else None)
             reports[count] = read_report(path, HEAP_TAG)
     run, rep = runs[long], reports[long]
     problem = all_as_expected(run, row.expect, long)
