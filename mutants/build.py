@@ -111,12 +111,12 @@ class Builder:
         start = time.monotonic()
         scratch.mkdir(parents=True, exist_ok=True)
         entry = self.entry_for(program, source)
-        copy = scratch / source.name
-        copy.write_text(text)
-        obj = scratch / f"{source.name}.{program}.o"
-        self.compile_copy(entry, copy, obj)
-        out_dir = scratch / program
+        out_dir = scratch / program   # one folder a program: two programs of one mutant may be built at once
         out_dir.mkdir(exist_ok=True)
+        copy = out_dir / source.name
+        copy.write_text(text)
+        obj = out_dir / f"{source.name}.o"
+        self.compile_copy(entry, copy, obj)
         out = out_dir / program  # the same file name: the shims act on the program named tlsnb
         self.link(program, {entry.output: obj}, out)
         return out, time.monotonic() - start

@@ -22,6 +22,7 @@ import shlex
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from build import Builder, BuildError, Program
@@ -43,6 +44,7 @@ def parse_args() -> argparse.Namespace:
     build_flags(p)
     p.add_argument("--rows", type=Path, default=HERE / "mutants.toml", help="the mutant rows (default mutants.toml)")
     p.add_argument("--list", action="store_true", help="print the mutants and their gate rows, run nothing")
+    p.add_argument("--jobs", type=int, default=2, help="mutant builds at once, before any row runs (default 2)")
     return p.parse_args()
 
 
@@ -84,6 +86,29 @@ class Replay:
         self.rows, self.builder, self.real, self.scratch, self.rerun = rows, builder, real, scratch, rerun
         self.gate = Gate("mutants")
         self.broken: set[str] = set()   # rows whose control failed
+        self.made: dict[tuple[str, str], tuple[Path, float] | BuildError] = {}   # (build, program) -> its result
+
+    def prebuild(self, wanted: list[tuple[str, str, Path, str]], jobs: int) -> None:
+        """Every (build, program, source, text) this run needs, JOBS compilers at once, before any row
+        runs: the builds are most of the CPU, and a build beside a row would load the machine its timing meets."""
+        def make(w: tuple[str, str, Path, str]) -> tuple[Path, float] | BuildError:
+            name, program, source, text = w
+            try:
+                return self.builder.make(program, source, text, self.scratch / name)
+            except BuildError as e:
+                return e
+        began = time.monotonic()
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for w, result in zip(wanted, pool.map(make, wanted)):
+                self.made[(w[0], w[1])] = result
+        print(f"TIME builds {time.monotonic() - began:.1f} s ({len(wanted)} programs, {jobs} at once)", flush=True)
+
+    def product(self, name: str, program: str) -> tuple[Path, float]:
+        """The program prebuild() made for build NAME; its BuildError raised again."""
+        result = self.made[(name, program)]
+        if isinstance(result, BuildError):
+            raise result
+        return result
 
     def needs(self, row: GateRow) -> list[str]:
         """The relinkable programs ROW runs."""
@@ -96,6 +121,21 @@ class Replay:
         work.mkdir(parents=True, exist_ok=True)
         os.environ["TLSLAB_FUZZ_CRASHES"] = str(work / "crashes")  # a mutant's crash stays in its scratch
         return self.rows.run(row, swap, work)
+
+    def wanted(self, refs: dict[str, GateRow], mutants: list[Mutant]) -> list[tuple[str, str, Path, str]]:
+        """The builds of the run: the unmutated relink of each program the rows run, then each mutant's programs."""
+        out = []
+        for program in sorted({p for row in refs.values() for p in self.needs(row)}):
+            source = ROOT / RELINK_SOURCE[program]
+            out.append((f"relink-{program}", program, source, source.read_text()))
+        for m in mutants:
+            try:
+                text = m.mutated_text(ROOT)
+            except RowError:  # reported by mutant() when its turn comes
+                continue
+            for program in sorted({p for ref, _ in m.cases() for p in self.needs(refs[ref])}):
+                out.append((m.name, program, ROOT / m.file, text))
+        return out
 
     def controls(self, refs: dict[str, GateRow]) -> None:
         """Each row against the build's programs; then an unmutated relink of each program."""
@@ -111,10 +151,8 @@ class Replay:
 
     def relink(self, program: str, uses: list[str], probe: GateRow) -> None:
         """The relink of an unchanged source must pass a row: else every "kill" could be the relink's."""
-        source = ROOT / RELINK_SOURCE[program]
         try:
-            built = {p: self.builder.make(p, source, source.read_text(), self.scratch / f"relink-{p}")[0]
-                     for p in self.needs(probe)}
+            built = {p: self.product(f"relink-{p}", p)[0] for p in self.needs(probe)}
             ok, detail, _ = self.run(probe, built, f"relink-{program}")
             detail = f"unmutated relink {'holds' if ok else 'fails'} {probe.ref}: {detail}"
         except BuildError as e:
@@ -133,7 +171,7 @@ class Replay:
         build_s = 0.0
         for program in sorted({p for ref, _ in m.cases() for p in self.needs(refs[ref])}):
             try:
-                built[program], secs = self.builder.make(program, ROOT / m.file, text, self.scratch / m.name)
+                built[program], secs = self.product(m.name, program)
                 build_s += secs
             except BuildError as e:
                 self.gate.check(f"{m.name}/build-{program}", False, f"build: {e}")
@@ -193,7 +231,9 @@ def main() -> int:
     replay = Replay(gate_rows, builder, real, scratch, rerun)
     began = time.monotonic()
     try:
-        replay.controls({ref: refs[ref] for ref in dict.fromkeys(r for m in selected for r, _ in m.cases())})
+        wanted_refs = {ref: refs[ref] for ref in dict.fromkeys(r for m in selected for r, _ in m.cases())}
+        replay.prebuild(replay.wanted(wanted_refs, selected), ns.jobs)
+        replay.controls(wanted_refs)
         for m in selected:
             replay.mutant(m, refs)
     except RowError as e:  # a gate refused its arguments (exit 2): no verdict after it holds
