@@ -23,6 +23,7 @@ from pathlib import Path
 from harness import RowError, bounded
 
 ROW_LIMIT_S = 120.0   # a row past this (or past its test's TIMEOUT, if shorter) is killed: a kill
+LIST_LIMIT_S = 15.0   # a gate's --list reads its rows: seconds at most
 
 
 @dataclass
@@ -70,7 +71,11 @@ class GateRows:
         if test.name not in self._lists:
             cases: list[str] = []
             if test.command and test.command[0].endswith("python3"):
-                rc, out, _, _ = bounded(test.command + ["--list"], 60, {**os.environ, **test.env})
+                # a gate that ignored --list would run whole here (alloc_sweep.py did: 60 s a resolve)
+                rc, out, _, hung = bounded(test.command + ["--list"], LIST_LIMIT_S, {**os.environ, **test.env})
+                if hung:
+                    raise RowError(f"{test.name}: `--list` still running after {LIST_LIMIT_S:.0f} s "
+                                   f"(a gate must print its cases and run nothing)")
                 cases = out.split() if rc == 0 else []
             self._lists[test.name] = cases
         return self._lists[test.name]

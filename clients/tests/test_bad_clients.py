@@ -19,6 +19,7 @@ from harness import ROOT, Gate, gate_args
 
 ROW = "names-wrong-host"
 HANG = "sleep 4242"   # the hanging client's child; none may outlive the gate
+CASES = ("unknown", "missing-command", "not-installed", "garbage", "hangs", "exit89")
 
 
 def profile(folder: Path, name: str, body: str) -> Path:
@@ -36,6 +37,9 @@ def matrix(ns, client: str, *extra: str) -> subprocess.CompletedProcess:
 
 def main() -> int:
     ns = gate_args(__doc__.splitlines()[0])
+    if ns.list:
+        print("\n".join([*CASES, "nothing-left-running", "control"]))
+        return 0
     scratch = Path(ns.work) / "bad-clients"
     shell = 'flags = []\nshim_sees_io = true\ncommand = ["/bin/sh", "-c", "{script}", "client"]\n'
     cases = {
@@ -47,6 +51,7 @@ def main() -> int:
         "hangs": (profile(scratch, "hangs", shell.format(script=f"{HANG}")), None),
         "exit89": (profile(scratch, "cannot", shell.format(script="echo cannot do it >&2; exit 89")), None),
     }
+    assert tuple(cases) == CASES
     gate = Gate("bad_clients")
     expect = {  # case -> (exit, words the output must hold)
         "unknown": (2, "'no-such-client': unknown"),

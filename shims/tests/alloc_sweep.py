@@ -426,6 +426,8 @@ def main() -> int:
                                         "profile.toml (default: tlsnb)")
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means")
     ns = gate_args(__doc__.splitlines()[0], extra)
+    if ns.list:  # its cases are values of N (--only N ...), drawn or swept, not names: nothing to list
+        return 0
     try:
         ns.only = [int(n) for n in ns.only]
     except ValueError:
