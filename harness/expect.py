@@ -12,7 +12,8 @@ A term is one of
     stderr.lines=N        stderr held N lines
     wall<S  wall>S        the process's wall time, seconds
     tries=N               run up to N times, the row holds when one run holds (a race's row)
-    SOURCE.KEY OP VALUE   OP is = > <; SOURCE is summary, shim, a peer (server, server2, dns, mux),
+    SOURCE.KEY OP VALUE   OP is = > < or ~ (holds VALUE as a part: a word of a detail_text, whose
+                          spaces no term can hold); SOURCE is summary, shim, a peer (server, server2, dns, mux),
                           each (every attempt's KEY) or seq (the attempts' KEYs in conn order,
                           VALUE a comma list). KEY[SUB] reads a table's entry; a table of counts
                           compared with a number is summed ({"udp": 1, "tcp": 1} = 2).
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 OUTCOME = re.compile(r"^([a-z]+/-?\d+(?:\|[a-z]+/-?\d+)*)\*(\d+)$")
-COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<)(.+)$")
+COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<|~)(.+)$")
 WALL = re.compile(r"^wall(<|>)([\d.]+)$")
 COUNT = re.compile(r"^(exit|attempts|stderr\.lines|tries)=(\d+)$")
 RUN_SOURCES = ("summary", "shim", "each", "seq")
@@ -111,6 +112,8 @@ def _same(got, want: str, op: str) -> bool:
         got = sum(got.values())
     if got is None:
         return False
+    if op == "~":
+        return want in str(got)
     if op == "=":
         if isinstance(got, bool):
             return str(got).lower() == want
