@@ -231,7 +231,8 @@ class Cell:
     def run_once(self, exp_text: str) -> tuple[list[str], Run, dict]:
         settings = {} if self.row.shim.strip() == "-" else \
             dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
-        report = self.lab.work / f"io-shim-{self.row.case}-{self.transport or 'any'}.json"
+        # a case id may hold '/' (dns.tsv's code/...): one file in the work folder, not a folder of its own
+        report = self.lab.work / f"io-shim-{self.row.case.replace('/', '_')}-{self.transport or 'any'}.json"
         env = io_env(self.lab.program, report, **settings) if settings else None
         with ExitStack() as stack:
             peers = self.start(stack)
@@ -410,10 +411,11 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         return 0
     if unknown := selected_unknown(rows, ns.only):
         bad_input(prog, f"--only {unknown[0]}: no such case in {ns.rows}")
-    if any(r.shim.strip() != "-" for r in rows) and not ns.io_shim:
-        bad_input(prog, f"{ns.rows} has rows with a shim: give --io-shim")
-    if any(s[0] == "proxy" for r in rows for s in peer_specs(r.peers)) and not ns.proxy:
-        bad_input(prog, f"{ns.rows} has rows with a proxy peer: give --proxy")
+    chosen = [r for r in rows if not ns.only or r.case in ns.only or any(c in ns.only for c, _ in r.crossed())]
+    if any(r.shim.strip() != "-" for r in chosen) and not ns.io_shim:
+        bad_input(prog, f"{ns.rows} has rows with a shim among those chosen: give --io-shim")
+    if any(s[0] == "proxy" for r in chosen for s in peer_specs(r.peers)) and not ns.proxy:
+        bad_input(prog, f"{ns.rows} has rows with a proxy peer among those chosen: give --proxy")
     if ns.update and not ns.client:
         bad_input(prog, "--update records a client under test's differences: give --client")
     if before:
