@@ -363,6 +363,14 @@ TEST(DnsCodes, NamesAreDistinctAndStable) {
       got);
 }
 
+// Every fault has its name, the last one too; a value past the last is "unknown", never read past the table.
+TEST(DnsCodes, FaultNamesEndAtTheLastFault) {
+  EXPECT_STREQ(dns::fault_name(dns::Fault::header_short), "header_short");
+  EXPECT_STREQ(dns::fault_name(dns::Fault::aaaa_rdlength), "aaaa_rdlength");
+  auto past_last = static_cast<dns::Fault>(static_cast<uint8_t>(dns::Fault::aaaa_rdlength) + 1);
+  EXPECT_STREQ(dns::fault_name(past_last), "unknown");
+}
+
 namespace {
 
 Bytes six(const char* text) {

@@ -27,3 +27,20 @@ TEST(Outcome, KeyIsStageSlashDetail) {
   EXPECT_EQ(errno_outcome(Stage::connect, ECONNREFUSED).text, "Connection refused");
   EXPECT_EQ(setup_outcome(SetupFailure::bio_new).key(), "setup/2");
 }
+
+// A peer that closes during the handshake: handshake/-1, its errno named in the text when there is one.
+TEST(Outcome, PeerClosedNamesItsErrnoOnlyWhenThereIsOne) {
+  EXPECT_EQ(peer_closed_outcome(0).key(), "handshake/-1");
+  EXPECT_EQ(peer_closed_outcome(0).text, "peer closed the connection without an alert");
+  EXPECT_EQ(peer_closed_outcome(ECONNRESET).text,
+            "peer closed the connection without an alert (Connection reset by peer)");
+}
+
+// A reset or EPIPE reported by connect()'s SO_ERROR is the peer closing (README: outcome details);
+// any other connect error keeps its errno.
+TEST(Outcome, ConnectResetOrEpipeIsPeerClosedOtherErrnosStayConnect) {
+  EXPECT_EQ(connect_failure_outcome(ECONNRESET).key(), "handshake/-1");
+  EXPECT_EQ(connect_failure_outcome(EPIPE).key(), "handshake/-1");
+  EXPECT_EQ(connect_failure_outcome(ECONNREFUSED).key(), "connect/111");
+  EXPECT_EQ(connect_failure_outcome(EHOSTUNREACH).key(), "connect/113");
+}
