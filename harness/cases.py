@@ -36,7 +36,7 @@ import signal as signals
 import socket
 import sys
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -126,7 +126,9 @@ class CaseLab:
     data: Path                  # the rows file's data/ folder
     io_shim: Optional[str] = None
     proxy: Optional[str] = None   # tlslab-proxy, for rows with a proxy peer
-    timeout: float = 120.0
+    # a run past this is killed; a mutant's run (mutants/gate_rows.py) sets TLSLAB_RUN_LIMIT lower, so a
+    # mutant that spins costs its row's limit, not two minutes of every case it meets
+    timeout: float = field(default_factory=lambda: float(os.environ.get("TLSLAB_RUN_LIMIT", "120")))
     label: str = ""             # the gate's label (a profile's disabled cases are "label:case")
     program: str = "tlsnb"      # the process name the shims act in (TLSLAB_SHIM_PROGRAM)
     profile: Optional[Profile] = None         # the client asked (the reference's profile included)

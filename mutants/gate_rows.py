@@ -24,6 +24,7 @@ from harness import RowError, bounded
 
 ROW_LIMIT_S = 120.0   # a row past this (or past its test's TIMEOUT, if shorter) is killed: a kill
 LIST_LIMIT_S = 15.0   # a gate's --list reads its rows: seconds at most
+RUN_LIMIT_S = 30.0    # one client run inside a case gate (harness/cases.py), against a mutant: a hang costs this
 
 
 @dataclass
@@ -101,7 +102,8 @@ class GateRows:
         start = time.monotonic()
         for test in row.tests:
             argv = [programs.get(a, a) for a in row.argv(test)]
-            env = {k: v for k, v in {**os.environ, **test.env, "TLSLAB_WORK": str(work), "TLSLAB_FAIL_FAST": "1"}.items()
+            env = {k: v for k, v in {**os.environ, **test.env, "TLSLAB_WORK": str(work), "TLSLAB_FAIL_FAST": "1",
+                                     "TLSLAB_RUN_LIMIT": f"{RUN_LIMIT_S:.0f}"}.items()
                    if k != "TLSLAB_JUNIT_DIR"}   # a mutant's run is not the gate's result; its first FAIL is the kill
             seconds = min(test.timeout, limit)
             rc, out, err, hung = bounded(argv, seconds, env)
