@@ -16,7 +16,8 @@ Columns:
                 or - for none
     client      the client's whole argument list (it is given --json); leading NAME=VALUE words
                 are its environment, as in a shell (SSL_CERT_FILE={certs}/ca2.pem --count 3 {target}),
-                and a leading ulimit-n=N runs it with N descriptors at most (ulimit -n N)
+                and a leading ulimit-n=N runs it with N descriptors at most (ulimit -n N), a leading
+                stdin-closed with descriptor 0 closed
     shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3), or -
     expect      harness/expect.py's grammar
     control     the case that succeeds where this one must fail (required for failure rows), or -
@@ -52,6 +53,7 @@ from .shims import IO_TAG, io_env, read_report
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 ENV_WORD = re.compile(r"[A-Z][A-Z0-9_]*=")
 ULIMIT_WORD = re.compile(r"ulimit-n=(\d+)$")
+STDIN_WORD = "stdin-closed"   # the client starts with descriptor 0 closed
 SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
 PEER_KINDS = ("tls", "hostile", "s_server", "dns", "mux", "proxy")
@@ -239,14 +241,16 @@ class Cell:
         with ExitStack() as stack:
             peers = self.start(stack)
             words = self.expand(self.row.client).split()
-            given = list(itertools.takewhile(lambda w: ENV_WORD.match(w) or ULIMIT_WORD.match(w), words))
+            given = list(itertools.takewhile(lambda w: ENV_WORD.match(w) or ULIMIT_WORD.match(w) or w == STDIN_WORD,
+                                             words))
             limits = [int(m[1]) for m in map(ULIMIT_WORD.match, given) if m]
             if names := [w for w in given if ENV_WORD.match(w)]:
                 env = {**(env or os.environ), **dict(w.split("=", 1) for w in names)}
             args = (["--transport", self.transport] if self.transport else []) + words[len(given):]
             exp = parse(self.expand(exp_text))
             run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if settings else None,
-                             timeout=time_limit(exp, self.lab.timeout), max_fds=limits[-1] if limits else None)
+                             timeout=time_limit(exp, self.lab.timeout), max_fds=limits[-1] if limits else None,
+                             stdin_closed=STDIN_WORD in given)
         reports = {name: peer.report for name, peer in peers.items()}
         shim = read_report(report, IO_TAG) if settings else None
         if shim is not None:

@@ -58,13 +58,20 @@ def limited(max_fds: int) -> None:
 
 
 def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
-            max_fds: Optional[int] = None) -> tuple[int, str, str, bool]:
+            max_fds: Optional[int] = None, stdin_closed: bool = False) -> tuple[int, str, str, bool]:
     """Runs ARGV in a process group of its own: (returncode, stdout, stderr, hung). Past TIMEOUT
     the whole group is killed (nothing it started outlives it) and `hung` is true. MAX_FDS: the
-    child's soft RLIMIT_NOFILE (ulimit -n), set in the child alone."""
+    child's soft RLIMIT_NOFILE (ulimit -n), set in the child alone. STDIN_CLOSED: the child starts
+    with descriptor 0 closed (as inetd's or a daemon's children may), not inheriting ours."""
+    def child() -> None:
+        if max_fds is None:
+            die_with_parent()
+        else:
+            limited(max_fds)
+        if stdin_closed:
+            os.close(0)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True, errors="replace",
-                            preexec_fn=die_with_parent if max_fds is None else lambda: limited(max_fds))
+                            start_new_session=True, errors="replace", preexec_fn=child)
     try:
         out, err = proc.communicate(timeout=timeout)
         hung = False
@@ -99,7 +106,7 @@ def parse_output(run: Run, out: str) -> None:
 
 def run_client(command: list[str], args: list, env: Optional[dict] = None, timeout: float = 120.0,
                preload: Optional[str] = None, wrapper: Optional[list[str]] = None,
-               max_fds: Optional[int] = None) -> Run:
+               max_fds: Optional[int] = None, stdin_closed: bool = False) -> Run:
     """Run `COMMAND --json ARGS` (any client that keeps the lab's contract). A hang is killed at
     TIMEOUT and reported in run.problem; the client's failure is data, never an exception."""
     argv = [*(wrapper or []), *map(str, command), "--json", *map(str, args)]
@@ -107,7 +114,7 @@ def run_client(command: list[str], args: list, env: Optional[dict] = None, timeo
     if preload:
         full_env["LD_PRELOAD"] = preload
     start = time.monotonic()
-    rc, out, err, hung = bounded(argv, timeout, full_env, max_fds)
+    rc, out, err, hung = bounded(argv, timeout, full_env, max_fds, stdin_closed)
     run = Run(argv=argv, rc=rc if rc >= 0 else 0, signal=-rc if rc < 0 and not hung else 0,
               stderr=err, wall_s=time.monotonic() - start)
     parse_output(run, out)
