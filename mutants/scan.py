@@ -301,7 +301,7 @@ def main() -> int:
             gate.check(case, verdict != "broken", f"{verdict}{': ' + fate[0] if fate and verdict == 'survived' else ''}"
                                                   f" — {m.change} — {detail}  [{time.monotonic() - began:.1f} s]")
     report(results, fates, seconds)
-    if ns.full and not ns.file:
+    if ns.full and not ns.file and not ns.only:   # the records of a whole scan, not of a rerun of some
         stale = [where for key, (_, _, where) in fates.items() if key not in {m.key for m in mutants}]
         for where in stale:
             gate.check(f"record/{where}", False, "a recorded survivor no operator makes any more: delete or update it")
