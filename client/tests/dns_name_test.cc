@@ -167,6 +167,19 @@ TEST(DnsName, SameNameIgnoresAsciiCaseOnly) {
   EXPECT_EQ("WWW.Example.COM", dns::name_to_text(a));
 }
 
+/* Every letter A to Z folds, the last one too */
+TEST(DnsName, SameNameFoldsEveryLetterFromAToZ) {
+  dns::Name a, b;
+  ASSERT_TRUE(dns::name_from_text("AZ.ZA", a));
+  ASSERT_TRUE(dns::name_from_text("az.za", b));
+  EXPECT_TRUE(dns::same_name(a, b));
+}
+
+/* Printable ASCII from '!' to '~' is written as it is; the bytes around it by their decimal value */
+TEST(DnsName, PrintableEdgesAsTheyAreOtherBytesInDecimal) {
+  EXPECT_EQ("!~\\200\\255\\127\\032 next=20", read(message().label("!~\xC8\xFF\x7F ").u8(0), 12));
+}
+
 /* A NUL inside a label makes another name, not a shorter one */
 TEST(DnsName, NulInsideALabelDoesNotCompareEqual) {
   ExactCopy copy(message().name("www\0.example.com"sv).octets);
