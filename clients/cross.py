@@ -31,7 +31,7 @@ GATES = {
     "client": ("client/tests/client_gate.py", [], True),
     "leaks": ("shims/tests/leaks_gate.py", ["--heap-shim", "{build}/shims/libtlslab_heap.so", "--counts", "200,2000",
                                             "--no-valgrind", "--only", "Success", "ExpiredCertificate"], False),
-    "dns": ("client/tests/dns_gate.py", [], True),
+    "dns": ("client/tests/dns_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
     "hostile": ("hostile/hostile_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
 }
 
