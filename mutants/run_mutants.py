@@ -87,6 +87,7 @@ class Replay:
         self.gate = Gate("mutants")
         self.broken: set[str] = set()   # rows whose control failed
         self.made: dict[tuple[str, str], tuple[Path, float] | BuildError] = {}   # (build, program) -> its result
+        self.unappliable: dict[str, RowError] = {}   # mutant -> why its edit no longer applies to the source
 
     def prebuild(self, wanted: list[tuple[str, str, Path, str]], jobs: int) -> None:
         """Every (build, program, source, text) this run needs, JOBS compilers at once, before any row
@@ -115,6 +116,10 @@ class Replay:
         paths = self.rows.programs_in(row, set(self.real.values()))
         return sorted(name for name, path in self.real.items() if path in paths)
 
+    def programs_of(self, m: Mutant, refs: dict[str, GateRow]) -> list[str]:
+        """The relinkable programs M's rows run: what it is built into."""
+        return sorted({p for ref, _ in m.cases() for p in self.needs(refs[ref])})
+
     def run(self, row: GateRow, built: dict[str, Path], where: str) -> tuple[bool, str, float]:
         swap = {self.real[name]: str(path) for name, path in built.items()}
         work = self.scratch / where
@@ -131,10 +136,10 @@ class Replay:
         for m in mutants:
             try:
                 text = m.mutated_text(ROOT)
-            except RowError:  # reported by mutant() when its turn comes
+            except RowError as e:  # the source no longer holds its `find`: reported by mutant() in its turn
+                self.unappliable[m.name] = e
                 continue
-            for program in sorted({p for ref, _ in m.cases() for p in self.needs(refs[ref])}):
-                out.append((m.name, program, ROOT / m.file, text))
+            out.extend((m.name, program, ROOT / m.file, text) for program in self.programs_of(m, refs))
         return out
 
     def controls(self, refs: dict[str, GateRow]) -> None:
@@ -162,14 +167,12 @@ class Replay:
 
     def mutant(self, m: Mutant, refs: dict[str, GateRow]) -> None:
         start = time.monotonic()
-        try:
-            text = m.mutated_text(ROOT)
-        except RowError as e:  # the source changed while the gate ran
-            self.gate.check(m.name, False, str(e))
+        if m.name in self.unappliable:
+            self.gate.check(m.name, False, str(self.unappliable[m.name]))
             return
         built: dict[str, Path] = {}
         build_s = 0.0
-        for program in sorted({p for ref, _ in m.cases() for p in self.needs(refs[ref])}):
+        for program in self.programs_of(m, refs):
             try:
                 built[program], secs = self.product(m.name, program)
                 build_s += secs
@@ -231,9 +234,8 @@ def main() -> int:
     replay = Replay(gate_rows, builder, real, scratch, rerun)
     began = time.monotonic()
     try:
-        wanted_refs = {ref: refs[ref] for ref in dict.fromkeys(r for m in selected for r, _ in m.cases())}
-        replay.prebuild(replay.wanted(wanted_refs, selected), ns.jobs)
-        replay.controls(wanted_refs)
+        replay.prebuild(replay.wanted(refs, selected), ns.jobs)   # refs: the selected mutants' rows, in order
+        replay.controls(refs)
         for m in selected:
             replay.mutant(m, refs)
     except RowError as e:  # a gate refused its arguments (exit 2): no verdict after it holds
