@@ -22,12 +22,13 @@ set(TLSLAB_CERTS_DIR ${CMAKE_BINARY_DIR}/certs/out)
 set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
 file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 
-# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> COMMAND <cmd...>)
-# One gate = one CTest test. Python gates run with Debian's interpreter; they import the lab
+# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [ALONE] COMMAND <cmd...>)
+# One gate = one CTest test. ALONE: a gate whose rows bound CPU time or wall time runs with nothing
+# beside it when its label runs two at a time (CTest's RUN_SERIAL). Python gates run with Debian's interpreter; they import the lab
 # library (harness/) through the `harness` link in their folder, so no PYTHONPATH is set.
 # TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it.
 function(tlslab_gate)
-  cmake_parse_arguments(G "" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(G "ALONE" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
     message(FATAL_ERROR "tlslab_gate(${G_NAME}): TIMEOUT is required")
   endif()
@@ -36,6 +37,9 @@ function(tlslab_gate)
     LABELS "${G_LABELS}"
     TIMEOUT ${G_TIMEOUT}
     ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR};TLSLAB_GATE_TEST=${G_NAME}")
+  if(G_ALONE)
+    set_tests_properties(${G_NAME} PROPERTIES RUN_SERIAL TRUE)
+  endif()
 endfunction()
 
 # tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [LINK <lib...>])

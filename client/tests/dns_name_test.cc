@@ -190,6 +190,18 @@ TEST(DnsName, NulInsideALabelDoesNotCompareEqual) {
   EXPECT_FALSE(dns::same_name(read_back, asked));
 }
 
+/* The first octet is compared too: "a.a" and the one label "a\001a" differ in it alone */
+TEST(DnsName, NamesThatDifferOnlyInTheFirstLengthOctetDiffer) {
+  ExactCopy copy(message().label("a\x01" "a").u8(0).octets);
+  dns::Name one_label, two_labels;
+  size_t next = 0;
+  ASSERT_EQ(dns::Fault::none, dns::read_name(copy.span(), 12, one_label, next));
+  ASSERT_TRUE(dns::name_from_text("a.a", two_labels));
+  ASSERT_EQ(one_label.size, two_labels.size);
+  EXPECT_FALSE(dns::same_name(one_label, two_labels));
+  EXPECT_FALSE(dns::same_name(two_labels, one_label));
+}
+
 /* Text names: host-name bytes, labels of 1 to 63, 255 octets in all */
 TEST(DnsName, TextNamesAreCheckedBeforeTheyAreSent) {
   EXPECT_EQ("www.example.com (17 octets)", text_to_wire("www.example.com"));
