@@ -88,10 +88,10 @@ for label in "${LABELS[@]}"; do
   start=$(date +%s)
   log="$BUILD_DIR/ctest-$label.log"
   jobs=1
-  # units, fuzzers and oracles are bounded by count, not time: they share the cores. The clients label
-  # shares them too, except its gates whose rows bound CPU or wall time (faults_*, hostile_*: ALONE in
-  # their CMakeLists.txt, CTest's RUN_SERIAL): beside another gate, faults_asyncio's SilentPeer once
-  # measured 271 ms of CPU against its bound of 250.
+  # units, fuzzers and oracles are bounded by count, not time: they share the cores. In the clients
+  # label the gates that keep the cores busy (leaks, sweeps, matrices: ALONE in their CMakeLists.txt,
+  # CTest's RUN_SERIAL) run alone, and the gates that mostly wait (faults_*, hostile_*) two at a time:
+  # beside a leak gate, faults_asyncio's SilentPeer once measured 271 ms of CPU against its bound of 250.
   case "$label" in unit|fuzz|clients) jobs=$JOBS ;; esac
   ctest --test-dir "$BUILD_DIR" -L "^${label}\$" -j "$jobs" --output-on-failure --no-tests=error \
     --output-junit "$TLSLAB_JUNIT_DIR/ctest-$label.xml" >"$log" 2>&1

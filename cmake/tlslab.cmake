@@ -23,8 +23,9 @@ set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
 file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 
 # tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [ALONE] COMMAND <cmd...>)
-# One gate = one CTest test. ALONE: a gate whose rows bound CPU time or wall time runs with nothing
-# beside it when its label runs two at a time (CTest's RUN_SERIAL). Python gates run with Debian's interpreter; they import the lab
+# One gate = one CTest test. ALONE: a gate that keeps the cores busy by itself runs with nothing
+# beside it when its label runs two at a time (CTest's RUN_SERIAL), so that the gates left to run
+# side by side are the ones that mostly wait (and whose rows bound their client's CPU time). Python gates run with Debian's interpreter; they import the lab
 # library (harness/) through the `harness` link in their folder, so no PYTHONPATH is set.
 # TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it.
 function(tlslab_gate)
