@@ -84,6 +84,12 @@ TEST(DnsResponse, TtlWithTopBitSetCountsAsZero) {
   EXPECT_EQ("ok [1.2.3.4] ttl=0", parse(www().a("www.example.com", "1.2.3.4", 0x80000000u).bytes()));
 }
 
+/* A TTL is all 32 bits, up to the largest legal one */
+TEST(DnsResponse, TtlIsReadAsAllThirtyTwoBits) {
+  EXPECT_EQ("ok [1.2.3.4] ttl=305419896", parse(www().a("www.example.com", "1.2.3.4", 0x12345678u).bytes()));
+  EXPECT_EQ("ok [1.2.3.4] ttl=2147483647", parse(www().a("www.example.com", "1.2.3.4", 0x7fffffffu).bytes()));
+}
+
 /* Names compare without case: a 0x20-randomised question and owner still match */
 TEST(DnsResponse, CaseOfTheQuestionAndOwnerIsIgnored) {
   Packet p = Packet().question("wWw.ExAmPlE.cOm").a("WWW.EXAMPLE.COM", "1.2.3.4");

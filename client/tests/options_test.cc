@@ -120,3 +120,28 @@ TEST(Options, InternationalNameBecomesItsALabel) {
   EXPECT_EQ(error_of({"--connect", "127.0.0.1", "--name", "a\xE2\x80\x8D\xC3\xA9.test", "hooks.test:1"}),
             "--name 'a\xE2\x80\x8D\xC3\xA9.test': IDNA refuses it: string contains a forbidden context-j character");
 }
+
+/* Each trust choice that needs verification is refused alone under --no-verify; each resolver flag keeps its range */
+TEST(Options, EachChoiceIsCheckedOnItsOwn) {
+  const std::string revocation = "--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)";
+  EXPECT_EQ(error_of({"--no-verify", "--crl", "a.pem", "127.0.0.1:1"}), revocation);
+  EXPECT_EQ(error_of({"--no-verify", "--crl-all", "127.0.0.1:1"}), revocation);
+  EXPECT_EQ(error_of({"--no-verify", "--ocsp-staple", "check", "127.0.0.1:1"}), revocation);
+  EXPECT_TRUE(parse_options({"--no-verify", "--ocsp-staple", "off", "127.0.0.1:1"}).options);
+  EXPECT_EQ(error_of({"--ns", "ns.test:53", "hooks.test:1"}), "--ns: expects IPv4:PORT or [IPv6]:PORT, got 'ns.test:53'");
+  EXPECT_EQ(error_of({"--ns", "127.0.0.1:53", "--dns-timeout-ms", "0", "hooks.test:1"}),
+            "--dns-timeout-ms: expects an integer in 1..86400000, got '0'");
+}
+
+/* A flag given twice: the last one counts, "off" included */
+TEST(Options, TheLastOfARepeatedFlagCounts) {
+  auto r = parse_options({"--ocsp-staple", "check", "--ocsp-staple", "off", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->staple, tlsnb::StaplePolicy::off);
+  r = parse_options({"--ocsp-staple", "require", "--ocsp-staple", "check", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->staple, tlsnb::StaplePolicy::check);
+  r = parse_options({"--ocsp-staple", "check", "--ocsp-staple", "require", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->staple, tlsnb::StaplePolicy::require);
+}
