@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -266,4 +267,43 @@ TEST(DnsJudge6, MixedAnswerIsJudgedWhole) {
   EXPECT_EQ(0, dns::pin_choose(addrs, true).chosen);
   addrs.erase(addrs.begin() + 2);
   EXPECT_EQ(0, dns::pin_choose(addrs, false).chosen);
+}
+
+/* A literal read into an Address that held another one replaces it whole, either family */
+TEST(DnsJudge, AddressFromTextReplacesWhatTheAddressHeld) {
+  dns::Address addr;
+  ASSERT_TRUE(dns::address_from_text("2001:db8::5", addr));
+  ASSERT_TRUE(dns::address_from_text("192.0.2.7", addr));
+  EXPECT_EQ(AF_INET, addr.family);
+  EXPECT_EQ("192.0.2.7", dns::address_text(addr));
+  EXPECT_TRUE(IN6_IS_ADDR_UNSPECIFIED(&addr.v6));
+  ASSERT_TRUE(dns::address_from_text("2001:db8::6", addr));
+  EXPECT_EQ(AF_INET6, addr.family);
+  EXPECT_EQ(0u, addr.v4.s_addr);
+  EXPECT_FALSE(dns::address_from_text("2001:db8::zz", addr));
+  EXPECT_FALSE(dns::address_from_text("hooks.test", addr));
+}
+
+/* socket_address writes the whole sockaddr: family, port, address, and zeros in every other field */
+TEST(DnsJudge, SocketAddressIsWrittenWhole) {
+  dns::Address six, four;
+  ASSERT_TRUE(dns::address_from_text("2001:db8::5", six));
+  ASSERT_TRUE(dns::address_from_text("192.0.2.7", four));
+  sockaddr_storage out;
+  std::memset(&out, 0xAB, sizeof out);
+  ASSERT_EQ(sizeof(sockaddr_in6), dns::socket_address(six, 8443, out));
+  const auto* s6 = reinterpret_cast<const sockaddr_in6*>(&out);
+  EXPECT_EQ(AF_INET6, s6->sin6_family);
+  EXPECT_EQ(htons(8443), s6->sin6_port);
+  EXPECT_EQ(0, std::memcmp(&s6->sin6_addr, &six.v6, sizeof six.v6));
+  EXPECT_EQ(0u, s6->sin6_flowinfo);
+  EXPECT_EQ(0u, s6->sin6_scope_id);
+  std::memset(&out, 0xAB, sizeof out);
+  ASSERT_EQ(sizeof(sockaddr_in), dns::socket_address(four, 443, out));
+  const auto* s4 = reinterpret_cast<const sockaddr_in*>(&out);
+  EXPECT_EQ(AF_INET, s4->sin_family);
+  EXPECT_EQ(htons(443), s4->sin_port);
+  EXPECT_EQ(four.v4.s_addr, s4->sin_addr.s_addr);
+  const unsigned char zero[sizeof s4->sin_zero] = {};
+  EXPECT_EQ(0, std::memcmp(s4->sin_zero, zero, sizeof zero));
 }

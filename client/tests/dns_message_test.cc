@@ -402,3 +402,26 @@ TEST(DnsMessage, AaaaQueryKeepsAaaaRecordsOnly) {
   Packet only_a = Packet().question("www.example.com", dns::type_aaaa).a("www.example.com", "1.2.3.4");
   EXPECT_EQ("no_address ignored=1", parse(only_a.bytes(), asked));
 }
+
+/* A malformed answer carries no address, even the ones read before the broken record; no record kept: TTL 0 */
+TEST(DnsResponse, MalformedAnswerKeepsNoAddressAndNoRecordMeansTtlZero) {
+  Bytes msg = www_bytes(2);
+  msg.name("www.example.com").fixed(dns::type_a, dns::class_in, 60, 4).addr("1.2.3.4");
+  msg.name("www.example.com").fixed(dns::type_a, dns::class_in, 60, 3).u8(1).u8(2).u8(3);
+  dns_test::ExactCopy broken(msg.octets);
+  dns::Answer answer = dns::parse_response(broken.span(), ask());
+  EXPECT_EQ(dns::malformed, answer.code);
+  EXPECT_TRUE(answer.addrs.empty());
+  EXPECT_TRUE(answer.addrs6.empty());
+  Packet six_then_broken = Packet().question("www.example.com", dns::type_aaaa);
+  six_then_broken.answer("www.example.com", dns::type_aaaa, dns::class_in, 60, six("2001:db8::1"));
+  six_then_broken.answer("www.example.com", dns::type_aaaa, dns::class_in, 60, Bytes().addr("1.2.3.4"));
+  dns_test::ExactCopy broken6(six_then_broken.bytes());
+  answer = dns::parse_response(broken6.span(), dns::build_query(kId, "www.example.com", dns::type_aaaa));
+  EXPECT_EQ(dns::malformed, answer.code);
+  EXPECT_TRUE(answer.addrs6.empty());
+  dns_test::ExactCopy none(www().bytes());
+  answer = dns::parse_response(none.span(), ask());
+  EXPECT_EQ(dns::no_address, answer.code);
+  EXPECT_EQ(0u, answer.min_ttl);
+}

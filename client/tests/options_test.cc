@@ -131,6 +131,13 @@ TEST(Options, EachChoiceIsCheckedOnItsOwn) {
   EXPECT_EQ(error_of({"--ns", "ns.test:53", "hooks.test:1"}), "--ns: expects IPv4:PORT or [IPv6]:PORT, got 'ns.test:53'");
   EXPECT_EQ(error_of({"--ns", "127.0.0.1:53", "--dns-timeout-ms", "0", "hooks.test:1"}),
             "--dns-timeout-ms: expects an integer in 1..86400000, got '0'");
+  for (const char* depth : {"0", "100"}) {
+    auto r = parse_options({"--verify-depth", depth, "127.0.0.1:1"});
+    ASSERT_TRUE(r.options) << r.error;
+    EXPECT_EQ(std::to_string(r.options->verify_depth), depth);
+  }
+  EXPECT_EQ(error_of({"--verify-depth", "101", "127.0.0.1:1"}), "--verify-depth: expects an integer in 0..100, got '101'");
+  EXPECT_EQ(error_of({"--verify-depth", "-1", "127.0.0.1:1"}), "--verify-depth: expects an integer in 0..100, got '-1'");
 }
 
 /* A flag given twice: the last one counts, "off" included */
