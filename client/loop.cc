@@ -20,7 +20,7 @@ namespace tlsnb {
 namespace {
 
 // refused/packed IPv4 (host order), or refused/-6 for IPv6 (16 octets do not fit the detail):
-// the text names the address and why, for both families.
+// the text names the address, and for IPv6 why (client/README.md "refused").
 Outcome refused_outcome(const dns::Address& addr) {
   long detail = addr.family == AF_INET6 ? details::refused_ipv6 : static_cast<long>(ntohl(addr.v4.s_addr));
   std::string text = "refused special-purpose address " + dns::address_text(addr);

@@ -1,7 +1,8 @@
 """Mutation operators over one C++ source: every mutant they make, in source order.
 
 Each operator rewrites one token or one statement of code (comments, string and character
-literals and preprocessor lines are never touched), the classic set of mull and dextool:
+literals, raw string literals over many lines such as tlsnb's --help text, and preprocessor
+lines are never touched), the classic set of mull and dextool:
 
     rel     relational and boundary: < <-> <=, > <-> >=, == <-> !=
     neg     a condition negated: if (C) -> if (!(C)), while (C) -> while (!(C))
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 OPERATORS = ("rel", "neg", "logic", "stmt", "ret", "const")
-MASKED = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|^[ \t]*#[^\n]*", re.S | re.M)
+MASKED = re.compile(r"R\"(?P<delim>[^(\s\\]{0,16})\(.*?\)(?P=delim)\"|//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|^[ \t]*#[^\n]*", re.S | re.M)
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 BINARY = re.compile(r"(?<= )(<=|>=|==|!=|<|>|&&|\|\|)(?= )")
 CONDITION = re.compile(r"\b(if|while)\s*\(")
