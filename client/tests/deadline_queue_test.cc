@@ -49,3 +49,28 @@ TEST(DeadlineQueue, ATimerIsOnlyGoneWhenTaken) {
   EXPECT_EQ(q.take_expired(20).size(), 1u);
   EXPECT_EQ(q.size(), 0u);
 }
+
+/* epoll's timeout is capped at 1,000,000 ms, exactly: a timer further away waits the cap, one nearer its own time */
+TEST(DeadlineQueue, TimeoutIsCappedAtOneMillionMilliseconds) {
+  DeadlineQueue far;
+  far.arm(1000 + 5000000, 1);
+  EXPECT_EQ(far.timeout_ms(1000), 1000000);
+  DeadlineQueue just_past;
+  just_past.arm(1000 + 1000001, 1);
+  EXPECT_EQ(just_past.timeout_ms(1000), 1000000);
+  DeadlineQueue at;
+  at.arm(1000 + 1000000, 1);
+  EXPECT_EQ(at.timeout_ms(1000), 1000000);
+  DeadlineQueue below;
+  below.arm(1000 + 999999, 1);
+  EXPECT_EQ(below.timeout_ms(1000), 999999);
+}
+
+/* The whole-millisecond clock is the precise one cut down, not another scale */
+TEST(DeadlineQueue, MillisecondClockAgreesWithThePreciseOne) {
+  double before = tlsnb::monotonic_ms_precise();
+  int64_t ms = tlsnb::monotonic_ms();
+  double after = tlsnb::monotonic_ms_precise();
+  EXPECT_GE(static_cast<double>(ms), before - 1.0);
+  EXPECT_LE(static_cast<double>(ms), after);
+}

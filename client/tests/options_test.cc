@@ -1,6 +1,9 @@
 // Option parsing: the contract's flags, and one clear line for every bad input.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
+#include "flag_table.h"
 #include "options.h"
 
 using tlsnb::parse_options;
@@ -151,4 +154,24 @@ TEST(Options, TheLastOfARepeatedFlagCounts) {
   r = parse_options({"--ocsp-staple", "check", "--ocsp-staple", "require", "127.0.0.1:1"});
   ASSERT_TRUE(r.options) << r.error;
   EXPECT_EQ(r.options->staple, tlsnb::StaplePolicy::require);
+}
+
+/* Numbers and HOST:PORT at their edges: an empty number, a stale errno, the largest value, an empty host */
+TEST(Options, NumbersAndHostPortAtTheirEdges) {
+  EXPECT_EQ(error_of({"--count=", "127.0.0.1:1"}), "--count: expects an integer in 1..100000000, got ''");
+  EXPECT_EQ(error_of({"127.0.0.1:"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '127.0.0.1:'");
+  EXPECT_EQ(error_of({":443"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got ':443'");
+  auto r = parse_options({"127.0.0.1:65535"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->port, 65535);
+  r = parse_options({"--connect", "127.0.0.1", "a:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->target, "a");
+  long value = 0;
+  errno = ERANGE;  // left by an earlier call: a valid number is still taken
+  EXPECT_TRUE(tlsnb::parse_long("5", 1, 9, &value));
+  EXPECT_EQ(value, 5);
+  EXPECT_TRUE(tlsnb::parse_long("9", 1, 9, &value));
+  EXPECT_FALSE(tlsnb::parse_long("10", 1, 9, &value));
+  EXPECT_FALSE(tlsnb::parse_long("", 1, 9, &value));
 }
