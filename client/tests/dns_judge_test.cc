@@ -307,3 +307,52 @@ TEST(DnsJudge, SocketAddressIsWrittenWhole) {
   const unsigned char zero[sizeof s4->sin_zero] = {};
   EXPECT_EQ(0, std::memcmp(s4->sin_zero, zero, sizeof zero));
 }
+
+/* Every block names itself at its first and last address, the small ones inside 2001::/23 and 100::/64 too */
+TEST(DnsJudge6, EveryBlockNamesItselfAtBothEnds) {
+  EXPECT_EQ(
+      "100::ffff:ffff:ffff:ffff -> 100::/64 discard-only (RFC 6666)\n"
+      "2001:1::2 -> 2001:1::2/128 TURN anycast (RFC 8155)\n"
+      "2001:1::3 -> 2001:1::3/128 DNS-SD service registration anycast (RFC 9665)\n"
+      "2001:1::4 -> 2001::/23 IETF protocol assignments (RFC 2928)\n"
+      "2001:2:: -> 2001:2::/48 benchmarking (RFC 5180)\n"
+      "2001:2:0:ffff:ffff:ffff:ffff:ffff -> 2001:2::/48 benchmarking (RFC 5180)\n"
+      "2001:3:: -> 2001:3::/32 AMT (RFC 7450)\n"
+      "2001:3:ffff:ffff:ffff:ffff:ffff:ffff -> 2001:3::/32 AMT (RFC 7450)\n"
+      "2001:4:112:: -> 2001:4:112::/48 AS112-v6 (RFC 7535)\n"
+      "2001:4:112:ffff:ffff:ffff:ffff:ffff -> 2001:4:112::/48 AS112-v6 (RFC 7535)\n"
+      "2001:10:: -> 2001:10::/28 ORCHID, deprecated (RFC 4843)\n"
+      "2001:1f:ffff:ffff:ffff:ffff:ffff:ffff -> 2001:10::/28 ORCHID, deprecated (RFC 4843)\n"
+      "2001:20:: -> 2001:20::/28 ORCHIDv2 (RFC 7343)\n"
+      "2001:2f:ffff:ffff:ffff:ffff:ffff:ffff -> 2001:20::/28 ORCHIDv2 (RFC 7343)\n"
+      "2001:30:: -> 2001:30::/28 drone remote ID (RFC 9374)\n"
+      "2001:3f:ffff:ffff:ffff:ffff:ffff:ffff -> 2001:30::/28 drone remote ID (RFC 9374)\n"
+      "2001:0:ffff:ffff:ffff:ffff:ffff:ffff -> 2001::/32 Teredo (RFC 4380)"
+      ", embeds server 255.255.255.255 (255.255.255.255/32 limited broadcast), embeds client 0.0.0.0 (0.0.0.0/8 this network)\n"
+      "64:ff9b::ffff:ffff -> 64:ff9b::/96 NAT64 well-known prefix (RFC 6052)"
+      ", embeds 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "64:ff9b:1:ffff:ffff:ffff:ffff:ffff -> 64:ff9b:1::/48 NAT64 local use (RFC 8215)"
+      ", embeds 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "::ffff:ffff:ffff -> ::ffff:0:0/96 IPv4-mapped (RFC 4291)"
+      ", embeds 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "::ffff:0:ffff:ffff -> ::ffff:0:0:0/96 IPv4-translated (RFC 2765)"
+      ", embeds 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "::ffff:ffff -> ::/96 IPv4-compatible, deprecated (RFC 4291)"
+      ", embeds 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> 2002::/16 6to4 (RFC 3056)"
+      ", embeds 255.255.255.255 (255.255.255.255/32 limited broadcast)\n"
+      "5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> 5f00::/16 segment routing SIDs (RFC 9602)\n"
+      "fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> fc00::/7 unique local (RFC 4193)\n"
+      "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> fe80::/10 link-local (RFC 4291)\n"
+      "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> fec0::/10 site-local, deprecated (RFC 3879)\n"
+      "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff -> ff00::/8 multicast (RFC 4291)\n",
+      reasons6({"100::ffff:ffff:ffff:ffff", "2001:1::2", "2001:1::3", "2001:1::4", "2001:2::",
+                "2001:2:0:ffff:ffff:ffff:ffff:ffff", "2001:3::", "2001:3:ffff:ffff:ffff:ffff:ffff:ffff",
+                "2001:4:112::", "2001:4:112:ffff:ffff:ffff:ffff:ffff", "2001:10::",
+                "2001:1f:ffff:ffff:ffff:ffff:ffff:ffff", "2001:20::", "2001:2f:ffff:ffff:ffff:ffff:ffff:ffff",
+                "2001:30::", "2001:3f:ffff:ffff:ffff:ffff:ffff:ffff", "2001:0:ffff:ffff:ffff:ffff:ffff:ffff",
+                "64:ff9b::ffff:ffff", "64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "::ffff:ffff:ffff", "::ffff:0:ffff:ffff",
+                "::ffff:ffff", "2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+                "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"}));
+}
