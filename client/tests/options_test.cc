@@ -161,6 +161,7 @@ TEST(Options, NumbersAndHostPortAtTheirEdges) {
   EXPECT_EQ(error_of({"--count=", "127.0.0.1:1"}), "--count: expects an integer in 1..100000000, got ''");
   EXPECT_EQ(error_of({"127.0.0.1:"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '127.0.0.1:'");
   EXPECT_EQ(error_of({":443"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got ':443'");
+  EXPECT_EQ(error_of({"[]:443"}), "TARGET:PORT: expected HOST:PORT with a port in 1..65535, got '[]:443'");
   auto r = parse_options({"127.0.0.1:65535"});
   ASSERT_TRUE(r.options) << r.error;
   EXPECT_EQ(r.options->port, 65535);
