@@ -8,7 +8,8 @@
 namespace tlsnb {
 
 bool decode_pin(const std::string& base64, std::string* raw) {
-  if (base64.size() != 44 || base64.compare(43, 1, "=") != 0) return false;  // 32 bytes: 43 digits and one '='
+  // 32 bytes: 43 digits and one '='; "==" would be 31 (EVP_DecodeBlock counts padding as zero bytes)
+  if (base64.size() != 44 || base64[43] != '=' || base64[42] == '=') return false;
   unsigned char out[33];
   if (EVP_DecodeBlock(out, reinterpret_cast<const unsigned char*>(base64.data()), 44) != 33) return false;
   raw->assign(reinterpret_cast<const char*>(out), 32);  // the 33rd byte is the padding's zero

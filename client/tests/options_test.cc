@@ -176,3 +176,14 @@ TEST(Options, NumbersAndHostPortAtTheirEdges) {
   EXPECT_FALSE(tlsnb::parse_long("10", 1, 9, &value));
   EXPECT_FALSE(tlsnb::parse_long("", 1, 9, &value));
 }
+
+/* ASCII names pass untouched (case kept, no IDNA mapping); a byte of 0x80 is not ASCII; a second TARGET is named */
+TEST(Options, AsciiNamesAreNotMappedAndOnlyOneTargetIsTaken) {
+  auto r = parse_options({"--connect", "127.0.0.1", "--name", "WWW.Hooks.Test", "Hooks.Test:443"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->name, "WWW.Hooks.Test");
+  EXPECT_EQ(r.options->target, "Hooks.Test");
+  EXPECT_EQ(r.options->name_unicode, "");
+  EXPECT_NE(error_of({"--connect", "127.0.0.1", "--name", "a\x80.test", "hooks.test:443"}), "");
+  EXPECT_EQ(error_of({"127.0.0.1:1", "127.0.0.2:2"}), "one TARGET:PORT expected, got '127.0.0.2:2'");
+}
