@@ -2,8 +2,11 @@
 // lines main's last-resort handler reads, and the process figures the summary prints.
 #include "report.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 using tlsnb::AttemptRecord;
@@ -61,4 +64,25 @@ TEST(Report, ProcessFiguresAreThisProcesss) {
   EXPECT_GE(f.rss_peak_kib, f.rss_kib);
   EXPECT_GE(f.threads, 1);
   EXPECT_GE(tlsnb::count_open_fds(), 3);  // stdin, stdout, stderr at least
+}
+
+/* count_open_fds (the clients under test print it) agrees with fcntl over every descriptor, and reading leaks none */
+TEST(Report, OpenDescriptorsAreCountedExactly) {
+  auto by_fcntl = [] {
+    long n = 0;
+    for (int fd = 0; fd < 4096; ++fd) n += fcntl(fd, F_GETFD) != -1;
+    return n;
+  };
+  long before = tlsnb::count_open_fds();
+  EXPECT_EQ(by_fcntl(), before);
+  int fds[2];
+  ASSERT_EQ(0, pipe(fds));
+  int third = dup(fds[0]);
+  EXPECT_EQ(before + 3, tlsnb::count_open_fds());
+  close(fds[0]);
+  close(fds[1]);
+  close(third);
+  tlsnb::read_process_figures();
+  EXPECT_EQ(before, tlsnb::count_open_fds());
+  EXPECT_EQ(before, by_fcntl());
 }
