@@ -81,12 +81,14 @@ class Builder:
         return found
 
     def entry_for(self, program: str, source: Path) -> Compiled:
-        """The object of SOURCE in the program's client library (the last object folder)."""
-        core = self.programs[program].object_dirs[-1]
-        for e in self.entries:
-            if e.source == source.resolve() and self._in_dir(e, core):
-                return e
-        raise BuildError(f"{program}: {source} is not compiled into {core}")
+        """The object of SOURCE in the program: its client library (the last object folder) first, then the
+        program's own folder (client/main.cc is compiled into tlsnb.dir, not into the library)."""
+        dirs = self.programs[program].object_dirs
+        for d in reversed(dirs):
+            for e in self.entries:
+                if e.source == source.resolve() and self._in_dir(e, d):
+                    return e
+        raise BuildError(f"{program}: {source} is not compiled into {' or '.join(dirs)}")
 
     def compile_copy(self, entry: Compiled, mutated_source: Path, out_obj: Path) -> None:
         """Compiles MUTATED_SOURCE with ENTRY's flags; its #include "..." still finds client/ by -I."""
