@@ -209,8 +209,9 @@ TEST(DnsJudge6, EmbeddingBlocksAreRefusedWhole) {
       "::ffff:8.8.8.8 -> ::ffff:0:0/96 IPv4-mapped (RFC 4291), embeds 8.8.8.8 (public)\n"
       "64:ff9b::808:808 -> 64:ff9b::/96 NAT64 well-known prefix (RFC 6052), embeds 8.8.8.8 (public)\n"
       "2002:808:808:: -> 2002::/16 6to4 (RFC 3056), embeds 8.8.8.8 (public)\n"
-      "2600::5efe:808:808 -> public\n",
-      reasons6({"::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::", "2600::5efe:808:808"}));
+      "2600::5efe:808:808 -> public\n"
+      "2600::400:5efe:7f00:1 -> public\n",  // RFC 5214 6.1: 0000:5efe or 0200:5efe only
+      reasons6({"::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::", "2600::5efe:808:808", "2600::400:5efe:7f00:1"}));
 }
 
 /* Both edges of the blocks at the border of 2000::/3 and inside it, and their public neighbours */
