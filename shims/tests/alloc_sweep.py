@@ -209,6 +209,8 @@ class Sweep:
             outcome = f"no outcome line (exit {run.rc}, {len(run.attempts)} attempt lines)"
         else:
             outcome = f"{run.attempts[0]['stage']}/{run.attempts[0]['detail']}"
+            if (run.rc == 0) != (outcome == "ok/0"):  # the contract: exit 0 exactly when every attempt is ok
+                outcome = f"no agreement between exit {run.rc} and its line {outcome}"
         if rep is None and not run.signal:
             outcome = "no heap report (an exit that skips the destructors?)"
         r = Result(n, outcome, bool(rep and rep["nth_reached"]) or not n, rep, run.stderr)
