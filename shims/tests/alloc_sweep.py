@@ -211,6 +211,11 @@ class Sweep:
             outcome = f"{run.attempts[0]['stage']}/{run.attempts[0]['detail']}"
             if (run.rc == 0) != (outcome == "ok/0"):  # the contract: exit 0 exactly when every attempt is ok
                 outcome = f"no agreement between exit {run.rc} and its line {outcome}"
+            elif run.summary and (run.summary.get("count"), run.summary.get("failed")) != (1, int(outcome != "ok/0")):
+                outcome = (f"no agreement between the summary (count {run.summary.get('count')}, failed "
+                           f"{run.summary.get('failed')}) and its one line {outcome}")
+            elif not run.summary and outcome != "setup/8":  # only the last resort (out of memory outside
+                outcome = f"no summary after its line {outcome}"   # any attempt) ends without one
         if rep is None and not run.signal:
             outcome = "no heap report (an exit that skips the destructors?)"
         r = Result(n, outcome, bool(rep and rep["nth_reached"]) or not n, rep, run.stderr)
