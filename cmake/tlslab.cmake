@@ -25,8 +25,9 @@ file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 # tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [ALONE] COMMAND <cmd...>)
 # One gate = one CTest test. ALONE: a gate that keeps the cores busy by itself runs with nothing
 # beside it when its label runs two at a time (CTest's RUN_SERIAL), so that the gates left to run
-# side by side are the ones that mostly wait (and whose rows bound their client's CPU time). Python gates run with Debian's interpreter; they import the lab
-# library (harness/) through the `harness` link in their folder, so no PYTHONPATH is set.
+# side by side are the ones that mostly wait (and whose rows bound their client's CPU time).
+# Python gates run with Debian's interpreter; they import the lab library (harness/) through the
+# `harness` link in their folder, so no PYTHONPATH is set.
 # TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it.
 function(tlslab_gate)
   cmake_parse_arguments(G "ALONE" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})

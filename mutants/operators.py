@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 OPERATORS = ("rel", "neg", "logic", "stmt", "ret", "const")
-MASKED = re.compile(r"R\"(?P<delim>[^(\s\\]{0,16})\(.*?\)(?P=delim)\"|//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|^[ \t]*#[^\n]*", re.S | re.M)
+MASKED = re.compile(r"R\"(?P<delim>[^(\s\\]{0,16})\(.*?\)(?P=delim)\""   # a raw string, over many lines
+                    r"|//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|^[ \t]*#[^\n]*", re.S | re.M)
 RELATIONAL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 BINARY = re.compile(r"(?<= )(<=|>=|==|!=|<|>|&&|\|\|)(?= )")
 CONDITION = re.compile(r"\b(if|while)\s*\(")

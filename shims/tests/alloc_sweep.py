@@ -5,7 +5,9 @@ One tlsnb run (a handshake and one request) under the heap shim with TLSLAB_HEAP
 N = 1, 2, ... until the shim reports that N was not reached, on each transport. With --client,
 the same of a client under test whose heap the shim sees (clients/README.md; the C clients:
 curl, gnutls), its record in its room (clients/NAME/alloc_sweep.tsv). Every run must
-end in exactly one outcome line (never a signal, a hang, a second or malformed line, an exit 2),
+end in exactly one outcome line (never a signal, a hang, a second or malformed line, an exit 2)
+that its exit status and its summary agree with (exit 0 exactly for ok/0; the summary's count 1
+and failed 0 or 1; no summary only after the last resort's setup/8),
 with the descriptors back to the baseline and no block outstanding at exit beyond the
 failure-free run's (a multiset of sizes: glibc's lazily made time-zone blocks and stdout's
 buffer are not leaks). Extra blocks are run again with stacks and named by where they were
