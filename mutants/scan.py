@@ -268,13 +268,16 @@ def main() -> int:
     try:
         gate_rows = GateRows(build)
         refs = {f: [gate_rows.resolve(r) for r in mapping[f]] for f in {m.file for m in mutants}}
-        for f, rows in sorted(refs.items()):  # a row that runs no relinked program runs the unmutated one: it cannot kill
+        builder = Builder(build, programs(ns))
+        run_by_rows: set[str] = set()
+        for f, rows in sorted(refs.items()):
             for r in rows:
-                if not gate_rows.programs_in(r, set(real.values())):
+                ran = gate_rows.programs_in(r, set(real.values()))
+                if not ran:  # it would run the unmutated programs only: it can never kill
                     raise RowError(f"{ns.map.name}: {f}: row {r.ref} runs none of the programs a mutant is relinked "
                                    f"into ({', '.join(sorted(real))}): it can never kill")
-        builder = Builder(build, programs(ns))
-        for name in {p for rows in refs.values() for r in rows for p in gate_rows.programs_in(r, set(real.values()))}:
+                run_by_rows |= ran
+        for name in run_by_rows:
             builder.objects(next(k for k, v in real.items() if v == name))
     except (RowError, BuildError) as e:
         bad_input("scan.py", e)

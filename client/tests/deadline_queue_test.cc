@@ -52,18 +52,15 @@ TEST(DeadlineQueue, ATimerIsOnlyGoneWhenTaken) {
 
 /* epoll's timeout is capped at 1,000,000 ms, exactly: a timer further away waits the cap, one nearer its own time */
 TEST(DeadlineQueue, TimeoutIsCappedAtOneMillionMilliseconds) {
-  DeadlineQueue far;
-  far.arm(1000 + 5000000, 1);
-  EXPECT_EQ(far.timeout_ms(1000), 1000000);
-  DeadlineQueue just_past;
-  just_past.arm(1000 + 1000001, 1);
-  EXPECT_EQ(just_past.timeout_ms(1000), 1000000);
-  DeadlineQueue at;
-  at.arm(1000 + 1000000, 1);
-  EXPECT_EQ(at.timeout_ms(1000), 1000000);
-  DeadlineQueue below;
-  below.arm(1000 + 999999, 1);
-  EXPECT_EQ(below.timeout_ms(1000), 999999);
+  auto timeout_for = [](int64_t ahead_ms) {  // one timer AHEAD_MS after now (1000)
+    DeadlineQueue q;
+    q.arm(1000 + ahead_ms, 1);
+    return q.timeout_ms(1000);
+  };
+  EXPECT_EQ(timeout_for(5000000), 1000000);
+  EXPECT_EQ(timeout_for(1000001), 1000000);
+  EXPECT_EQ(timeout_for(1000000), 1000000);
+  EXPECT_EQ(timeout_for(999999), 999999);
 }
 
 /* The whole-millisecond clock is the precise one cut down, not another scale */
