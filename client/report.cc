@@ -38,9 +38,7 @@ void Report::summary(const RunStats& s, const ProcessFigures& f) const {
     JsonLine line = open_summary_line(stdout, s, tally_.json().c_str(), f);
     summary_tail(line, s, f).num("dns_queries", s.queries).done();
   } catch (const std::bad_alloc&) {  // the counts still go out, without the per-outcome table
-    std::printf("{\"type\":\"summary\",\"count\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_outcome\":{},"
-                "\"detail_text\":\"(summary out of memory)\"}\n",
-                s.count, s.ok, s.failed);
+    print_summary_out_of_memory(stdout, s);
   }
 }
 

@@ -60,4 +60,11 @@ void print_summary_text(FILE* out, const RunTotals& s, const ProcessFigures& f, 
                after_peak_fds, f.rss_kib, s.loop_gap_max_ms, at_end);
 }
 
+void print_summary_out_of_memory(FILE* out, const RunTotals& s) {
+  std::fprintf(out,
+               "{\"type\":\"summary\",\"count\":%ld,\"ok\":%ld,\"failed\":%ld,\"by_outcome\":{},"
+               "\"detail_text\":\"(summary out of memory)\"}\n",
+               s.count, s.ok, s.failed);
+}
+
 }  // namespace tlsnb

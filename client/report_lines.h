@@ -27,4 +27,8 @@ JsonLine& summary_tail(JsonLine& line, const RunTotals& run, const ProcessFigure
 void print_summary_text(FILE* out, const RunTotals& run, const ProcessFigures& process,
                         const char* after_peak_fds = "", const char* at_end = "");
 
+// The summary when making the full one ran out of memory: the counts, an empty by_outcome and
+// "(summary out of memory)", with no allocation (stdout's buffer is there after the attempt lines).
+void print_summary_out_of_memory(FILE* out, const RunTotals& run);
+
 }  // namespace tlsnb

@@ -31,7 +31,10 @@ class Report {
   explicit Report(bool json) : json_(json) {}
   // Counts the attempt's outcome and, with --json, prints its line: the contract's fields, then `own`.
   void attempt(const tlsnb::AttemptRecord& record, const OwnFields& own = nullptr);
+  // Out of memory while making it, the counts still go out (summary_out_of_memory), as tlsnb's do.
   void summary(const tlsnb::RunTotals& run, const tlsnb::ProcessFigures& process, const OwnFigures& own) const;
+  // The last-resort summary, for a client whose own figures could not be made for want of memory.
+  void summary_out_of_memory(const tlsnb::RunTotals& run) const;
 
  private:
   bool json_;

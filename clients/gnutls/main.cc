@@ -18,13 +18,18 @@ using contract::exit_usage;
 
 // The summary's own figures, at its end: the descriptors open now (inherited ones included) and
 // the library's version. Counted before the process figures are read: their file is not one.
+// Out of memory for those, the counts still go out: the run's outcomes are printed already.
 void print_summary(const contract::Report& report, const RunStats& stats) {
-  long fds_open = tlsnb::count_open_fds();
-  std::string library = library_version();
-  contract::OwnFigures own;
-  own.at_end = [&](tlsnb::JsonLine& line) { line.num("fds_open_at_end", fds_open).str("library", library); };
-  own.text_at_end = " library=" + library;
-  report.summary(stats, tlsnb::read_process_figures(), own);
+  try {
+    long fds_open = tlsnb::count_open_fds();
+    std::string library = library_version();
+    contract::OwnFigures own;
+    own.at_end = [&](tlsnb::JsonLine& line) { line.num("fds_open_at_end", fds_open).str("library", library); };
+    own.text_at_end = " library=" + library;
+    report.summary(stats, tlsnb::read_process_figures(), own);
+  } catch (const std::bad_alloc&) {
+    report.summary_out_of_memory(stats);
+  }
 }
 
 // The run's shared state could not be made for want of a resource: every attempt is setup/9.

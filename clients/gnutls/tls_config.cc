@@ -4,6 +4,7 @@
 #include <gnutls/x509.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -11,17 +12,26 @@ namespace tlsgnu {
 
 namespace {
 
+enum class FileCheck { usable, unusable, no_memory };
+
 // A readable, non-empty regular file: the user's to fix when not (exit 2). Whether it holds a
-// certificate is GnuTLS's to say (gnutls_certificate_set_x509_trust_file counts them).
-bool check_trust_file(const std::string& path, std::string* why) {
+// certificate is GnuTLS's to say (gnutls_certificate_set_x509_trust_file counts them). An open
+// that failed for want of memory (fopen's own buffer) is the run's (setup/9), as in tlsnb.
+FileCheck check_trust_file(const std::string& path, std::string* why) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return *why = "cannot read '" + path + "': " + std::strerror(errno), false;
-  if (!S_ISREG(st.st_mode)) return *why = "'" + path + "' is not a regular file", false;
-  if (st.st_size == 0) return *why = "'" + path + "' is empty", false;
+  if (stat(path.c_str(), &st) != 0) {
+    return *why = "cannot read '" + path + "': " + std::strerror(errno), FileCheck::unusable;
+  }
+  if (!S_ISREG(st.st_mode)) return *why = "'" + path + "' is not a regular file", FileCheck::unusable;
+  if (st.st_size == 0) return *why = "'" + path + "' is empty", FileCheck::unusable;
   FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return *why = "cannot read '" + path + "': " + std::strerror(errno), false;
+  if (f == nullptr) {
+    bool no_memory = errno == ENOMEM;
+    *why = "cannot read '" + path + "': " + std::strerror(errno);
+    return no_memory ? FileCheck::no_memory : FileCheck::unusable;
+  }
   std::fclose(f);
-  return true;
+  return FileCheck::usable;
 }
 
 ConfigResult fail(std::string why, bool config_error) {
@@ -52,7 +62,8 @@ std::string library_version() {
 ConfigResult make_config(const Options& o) {
   if (!o.cafile.empty()) {
     std::string why;
-    if (!check_trust_file(o.cafile, &why)) return fail("--cafile: " + why, true);
+    FileCheck check = check_trust_file(o.cafile, &why);
+    if (check != FileCheck::usable) return fail("--cafile: " + why, check == FileCheck::unusable);
   }
   auto config = std::make_unique<TlsConfig>();
   int r = gnutls_certificate_allocate_credentials(&config->credentials_);
