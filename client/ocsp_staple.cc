@@ -32,18 +32,6 @@ int refuse_with_reason(int ocsp_reason) {
   return 0;
 }
 
-// The queue after a failed OCSP call holds a lower layer's reason (EVP, ASN.1) and the OCSP
-// library's, sometimes two of them (an unauthorised responder: MISSING_OCSPSIGNING_USAGE, then
-// ROOT_CA_NOT_TRUSTED from the fallback check): keep the first OCSP reason alone (else the last
-// first error), so each way a staple fails is one detail.
-int refuse_with_summary() {
-  unsigned long kept = 0, code = 0;
-  while ((code = ERR_get_error()) != 0)
-    if (kept == 0 || (ERR_GET_LIB(code) == ERR_LIB_OCSP && ERR_GET_LIB(kept) != ERR_LIB_OCSP)) kept = code;
-  if (kept != 0) ERR_raise(ERR_GET_LIB(kept), ERR_GET_REASON(kept));
-  return 0;
-}
-
 // The status of the leaf in a response that verified: good 1, revoked or unknown 0 (recorded).
 int judge_status(SSL* ssl, OCSP_BASICRESP* basic, X509* leaf, X509* issuer) {
   OcspPtr<OCSP_CERTID> id(OCSP_cert_to_id(nullptr, leaf, issuer));
@@ -52,13 +40,25 @@ int judge_status(SSL* ssl, OCSP_BASICRESP* basic, X509* leaf, X509* issuer) {
   ASN1_GENERALIZEDTIME *revoked_at = nullptr, *this_update = nullptr, *next_update = nullptr;
   if (OCSP_resp_find_status(basic, id.get(), &status, &reason, &revoked_at, &this_update, &next_update) != 1)
     return refuse_with_reason(OCSP_R_RESPONSE_CONTAINS_NO_REVOCATION_DATA);  // a response for another certificate
-  if (OCSP_check_validity(this_update, next_update, staple_clock_skew_s, -1) != 1) return refuse_with_summary();
+  if (OCSP_check_validity(this_update, next_update, staple_clock_skew_s, -1) != 1) return refuse_with_one_reason();
   if (status == V_OCSP_CERTSTATUS_REVOKED) return refuse_with(ssl, X509_V_ERR_CERT_REVOKED);
   if (status != V_OCSP_CERTSTATUS_GOOD) return refuse_with(ssl, X509_V_ERR_OCSP_CERT_UNKNOWN);
   return 1;
 }
 
 }  // namespace
+
+// The queue after a failed OCSP call holds a lower layer's reason (EVP, ASN.1) and the OCSP
+// library's, sometimes two of them (an unauthorised responder: MISSING_OCSPSIGNING_USAGE, then
+// ROOT_CA_NOT_TRUSTED from the fallback check): keep the first OCSP reason alone (else the
+// first error), so each way a staple fails is one detail.
+int refuse_with_one_reason() {
+  unsigned long kept = 0, code = 0;
+  while ((code = ERR_get_error()) != 0)
+    if (kept == 0 || (ERR_GET_LIB(code) == ERR_LIB_OCSP && ERR_GET_LIB(kept) != ERR_LIB_OCSP)) kept = code;
+  if (kept != 0) ERR_raise(ERR_GET_LIB(kept), ERR_GET_REASON(kept));
+  return 0;
+}
 
 bool must_staple(X509* cert) {
   auto* features = static_cast<STACK_OF(ASN1_INTEGER)*>(X509_get_ext_d2i(cert, NID_tlsfeature, nullptr, nullptr));
@@ -92,7 +92,7 @@ int judge_staple(SSL* ssl, StaplePolicy policy) {
   // The signature, and the signer: the issuer itself, or a responder it delegated with the
   // OCSP-signing EKU, chained to the trust store (the verified chain helps find them).
   X509_STORE* store = SSL_CTX_get_cert_store(SSL_get_SSL_CTX(ssl));
-  if (OCSP_basic_verify(basic.get(), chain, store, 0) != 1) return refuse_with_summary();
+  if (OCSP_basic_verify(basic.get(), chain, store, 0) != 1) return refuse_with_one_reason();
   X509* issuer = sk_X509_num(chain) > 1 ? sk_X509_value(chain, 1) : leaf;
   return judge_status(ssl, basic.get(), leaf, issuer);
 }

@@ -24,4 +24,8 @@ int judge_staple(SSL* ssl, StaplePolicy policy);
 // Whether the certificate carries the TLS Feature extension with status_request (RFC 7633).
 bool must_staple(X509* cert);
 
+// Leaves one entry on OpenSSL's error queue in place of all of it: the first OCSP reason, else
+// the first error (an empty queue stays empty). Returns 0, judge_staple's refusal.
+int refuse_with_one_reason();
+
 }  // namespace tlsnb

@@ -27,12 +27,22 @@ from typing import Optional
 from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
 from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
                    CERTIFICATE_VERIFY, CHACHA20, CLIENT_HELLO, CLIENT_KEY_EXCHANGE, ENCRYPTED_EXTENSIONS, EXT_ALPN,
-                   EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_SUPPORTED_VERSIONS, FINISHED,
+                   EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_SUPPORTED_VERSIONS, FINISHED,
                    HANDSHAKE, HELLO_REQUEST, HRR_RANDOM, KEY_UPDATE, MESSAGE_NAMES, NEW_SESSION_TICKET, SECP256R1,
                    SERVER_HELLO, SERVER_HELLO_DONE, SERVER_KEY_EXCHANGE, TLS12, TLS13, X25519, ClientHello,
                    Protection, Schedule, alert, certificate_verify_input, extension, finished_mac, key_share,
                    load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
                    x25519_pair, x25519_shared)
+
+# The staples of the staple-* scenarios (RFC 6960 4.2.1's OCSPResponse, by hand): each one way a
+# staple is not a basic response a client can verify. --staple FILE staples a real one.
+STAPLES = {
+    "staple-not-der": b"this is not an OCSP response",
+    "staple-one-byte": b"\x30",                                             # a SEQUENCE's tag, no length
+    "staple-try-later": bytes.fromhex("3003" "0a0103"),                     # responseStatus tryLater, no bytes
+    "staple-not-basic": bytes.fromhex("3016" "0a0100" "a011" "300f"         # successful, responseBytes:
+                                      "06092b0601050507300102" "04023000"),  # id-pkix-ocsp-nonce, OCTET STRING
+}
 
 # name -> what the peer does; --help and the dispatch both read this table.
 SCENARIOS: dict[str, str] = {
@@ -72,6 +82,11 @@ SCENARIOS: dict[str, str] = {
     "ticket-60k": "one NewSessionTicket of 60 KiB",
     "ticket-unknown-extension": "a NewSessionTicket carrying an extension of unknown type 0x7777",
     "tickets-mid-response": "a NewSessionTicket between every two records of the response",
+    "staple-not-der": "the leaf's OCSP staple (RFC 8446 4.4.2.1, when the client asked) is 28 bytes of text, not DER",
+    "staple-one-byte": "the leaf's OCSP staple is one byte (0x30: a SEQUENCE's tag and nothing more)",
+    "staple-try-later": "the leaf's OCSP staple is an OCSPResponse of status tryLater (3): no response bytes",
+    "staple-not-basic": "the leaf's OCSP staple is a successful OCSPResponse whose responseBytes are not "
+                        "id-pkix-ocsp-basic (a nonce OID)",
     "certificate-request-post": "a post-handshake CertificateRequest (the client did not offer post_handshake_auth)",
     "warning-alert": "a warning alert (unrecognized_name, level 1) before the response: fatal in TLS 1.3",
     "user-canceled": "a user_canceled warning alert before the response",
@@ -110,7 +125,8 @@ class Report:
     def __init__(self, scenario: str):
         self.scenario = scenario
         self.lock = threading.Lock()
-        self.counts: Counter = Counter({"connections": 0, "handshakes": 0, "requests": 0, "data_before_key_update": 0})
+        self.counts: Counter = Counter({"connections": 0, "handshakes": 0, "requests": 0, "data_before_key_update": 0,
+                                         "status_requests": 0})
         self.sent: Counter = Counter()
         self.received: Counter = Counter()
         self.alerts_received: Counter = Counter()
@@ -138,6 +154,7 @@ class Conn:
         self.tx: Optional[Protection] = None
         self.rx: Optional[Protection] = None
         self.suite = AES_128_GCM
+        self.client_asked_status = False  # status_request in the ClientHello: a staple may be sent
         self.owed_key_update = False  # we asked for a KeyUpdate; the client's next data must follow one
         self.cork: Optional[bytearray] = None  # records held back to leave in one write (uncork())
 
@@ -257,8 +274,12 @@ class Conn:
         if self.sc == "cert-60k":
             ca = load_chain(self.cfg.ca)[0]
             chain += [ca] * (60 * 1024 // (len(ca) + 5))
-        entries = b"".join(u24(der) + u16(b"") for der in chain)
-        return message(CERTIFICATE, u8(b"") + u24(entries))
+        entries = [u24(der) + u16(b"") for der in chain]
+        staple = STAPLES.get(self.sc, self.cfg.staple_der)
+        if staple and self.client_asked_status:  # CertificateStatus: status_type ocsp (1), the response
+            entries[0] = u24(chain[0]) + u16(extension(EXT_STATUS_REQUEST, b"\x01" + u24(staple)))
+            self.report.bump(self.report.sent, "staple")
+        return message(CERTIFICATE, u8(b"") + u24(b"".join(entries)))
 
     def encrypted_extensions(self) -> bytes:
         exts = b""
@@ -272,6 +293,9 @@ class Conn:
         """The server's side of a TLS 1.3 handshake; False when the scenario ended it early."""
         ch = parse_client_hello(self.next_handshake())
         self.transcript = ch.raw
+        self.client_asked_status = EXT_STATUS_REQUEST in ch.extensions
+        if self.client_asked_status:
+            self.report.bump(self.report.counts, "status_requests")
         if TLS13 not in ch.versions:
             raise PeerClosed("the client did not offer TLS 1.3")
         self.suite = next(s for s in ((CHACHA20, AES_128_GCM) if self.cfg.suite == "chacha20" else
@@ -612,6 +636,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         description="A TLS 1.3 server that breaks the protocol on purpose, one scenario per run. Prints "
                     "READY <port>; on SIGTERM prints one REPORT {json} line and exits 0.",
         epilog=f"scenarios:\n{scenarios}\n\nREPORT fields: scenario, connections, handshakes, requests, "
+               "status_requests (ClientHellos asking for a staple), "
                "sent/received (by message), alerts_received, errors (why connections ended early).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--chain", required=True, help="the certificate chain (PEM, leaf first)")
@@ -620,15 +645,17 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     p.add_argument("--scenario", default="normal", help="what the peer does (below)")
     p.add_argument("--suite", choices=("aes128gcm", "chacha20"), default="aes128gcm", help="preferred cipher suite")
     p.add_argument("--group", choices=("x25519", "p256"), default="x25519", help="preferred key share group")
+    p.add_argument("--staple", help="an OCSP response (DER) to staple on the leaf when the client asks for one")
     p.add_argument("--body-size", type=int, default=2000, help="response body bytes (default 2000)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
     cfg = p.parse_args(argv)
     if cfg.scenario not in SCENARIOS:
         p.exit(2, f"{p.prog}: --scenario {cfg.scenario!r}: unknown (one of: {', '.join(SCENARIOS)})\n")
-    for path in (cfg.chain, cfg.key):
+    for path in (cfg.chain, cfg.key, *([cfg.staple] if cfg.staple else [])):
         if not os.path.isfile(path):
             p.exit(2, f"{p.prog}: {path}: no such file\n")
+    cfg.staple_der = open(cfg.staple, "rb").read() if cfg.staple else None
     cfg.ca = cfg.ca or os.path.join(os.path.dirname(cfg.chain), "ca.pem")
     return cfg
 

@@ -33,7 +33,7 @@ ALERT_NAMES = {0: "close_notify", 10: "unexpected_message", 20: "bad_record_mac"
                90: "user_canceled", 100: "no_renegotiation", 109: "missing_extension", 110: "unsupported_extension"}
 
 # Extensions and code points.
-EXT_SERVER_NAME, EXT_GROUPS, EXT_SIG_ALGS, EXT_ALPN = 0, 10, 13, 16
+EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_GROUPS, EXT_SIG_ALGS, EXT_ALPN = 0, 5, 10, 13, 16
 EXT_SUPPORTED_VERSIONS, EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO = 43, 51, 0xFF01
 X25519, SECP256R1, SECP384R1 = 0x001D, 0x0017, 0x0018
 ECDSA_SHA256, RSA_PSS_SHA256 = 0x0403, 0x0804
