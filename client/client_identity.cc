@@ -39,6 +39,18 @@ IdentityResult unusable(std::string why) {
   return {std::move(why), true};
 }
 
+// Whether a key that SSL_CTX_use_PrivateKey_file refused was refused for not matching the
+// certificate (of its own type: one of another type loads, and SSL_CTX_check_private_key says).
+bool refused_as_mismatch() {
+  for (unsigned long code; (code = ERR_get_error()) != 0;)
+    if (ERR_GET_LIB(code) == ERR_LIB_X509 && ERR_GET_REASON(code) == X509_R_KEY_VALUES_MISMATCH) return true;
+  return false;
+}
+
+std::string mismatch(const std::string& cert, const std::string& key) {
+  return "--key: '" + key + "' does not match the certificate of --cert '" + cert + "'";
+}
+
 }  // namespace
 
 IdentityResult load_client_identity(SSL_CTX* ctx, const std::string& cert, const std::string& key) {
@@ -46,9 +58,9 @@ IdentityResult load_client_identity(SSL_CTX* ctx, const std::string& cert, const
   if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1)
     return unusable("--cert: no PEM certificate could be loaded from '" + cert + "'");
   if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1)
-    return unusable("--key: no PEM private key could be loaded from '" + key + "'");
-  if (SSL_CTX_check_private_key(ctx) != 1)
-    return unusable("--key: '" + key + "' does not match the certificate of --cert '" + cert + "'");
+    return unusable(refused_as_mismatch() ? mismatch(cert, key)
+                                          : "--key: no PEM private key could be loaded from '" + key + "'");
+  if (SSL_CTX_check_private_key(ctx) != 1) return unusable(mismatch(cert, key));
   SSL_CTX_set_cert_cb(ctx, on_certificate_request, nullptr);
   return {};
 }

@@ -10,6 +10,7 @@ A term is one of
     signal=NAME           the process died by signal NAME (SIGPIPE)
     attempts=N            N attempt lines were printed
     stderr.lines=N        stderr held N lines
+    stderr~WORD           stderr holds WORD (a refusal's one line names what it refused: stderr~--cafile)
     wall<S  wall>S        the process's wall time, seconds
     tries=N               run up to N times, the row holds when one run holds (a race's row)
     SOURCE.KEY OP VALUE   OP is = > < or ~ (holds VALUE as a part: a word of a detail_text, whose
@@ -57,6 +58,7 @@ class Expectation:
     signal: Optional[int] = None
     attempts: Optional[int] = None
     stderr_lines: Optional[int] = None
+    stderr_words: list[str] = field(default_factory=list)
     wall: list[tuple[str, float]] = field(default_factory=list)
     tries: int = 1
     compares: list[Compare] = field(default_factory=list)
@@ -85,6 +87,8 @@ def parse(text: str) -> Expectation:
             setattr(exp, {"stderr.lines": "stderr_lines"}.get(m[1], m[1]), int(m[2]))
         elif m := WALL.match(term):
             exp.wall.append((m[1], float(m[2])))
+        elif term.startswith("stderr~") and len(term) > len("stderr~"):
+            exp.stderr_words.append(term[len("stderr~"):])
         elif m := COMPARE.match(term):
             exp.compares.append(Compare(m[1], m[2], m[3], m[4], m[5]))
         else:
@@ -170,6 +174,9 @@ def judge(exp: Expectation, run, reports: dict[str, dict]) -> list[str]:
     if exp.stderr_lines is not None and len(run.stderr.strip().splitlines()) != exp.stderr_lines:
         problems.append(f"stderr has {len(run.stderr.strip().splitlines())} lines, expected {exp.stderr_lines}: "
                         f"{run.stderr.strip()[-200:]!r}")
+    for word in exp.stderr_words:
+        if word not in run.stderr:
+            problems.append(f"stderr does not hold {word!r}: {run.stderr.strip()[-200:]!r}")
     for op, seconds in exp.wall:
         if not (run.wall_s < seconds if op == "<" else run.wall_s > seconds):
             problems.append(f"wall {run.wall_s:.2f} s, expected {op} {seconds} s")
