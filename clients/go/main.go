@@ -126,6 +126,9 @@ func makeConfig(o *options) (*tls.Config, string) {
 		if err != nil {
 			return nil, "--cafile: " + err.Error()
 		}
+		if len(pem) == 0 {
+			return nil, fmt.Sprintf("--cafile: '%s' is empty", o.cafile)
+		}
 		if pool == nil {
 			pool = x509.NewCertPool()
 		}
