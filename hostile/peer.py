@@ -27,9 +27,9 @@ from typing import Optional
 from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
 from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
                    CERTIFICATE_VERIFY, CHACHA20, CLIENT_HELLO, CLIENT_KEY_EXCHANGE, ENCRYPTED_EXTENSIONS, EXT_ALPN,
-                   EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_SUPPORTED_VERSIONS, FINISHED,
-                   HANDSHAKE, HELLO_REQUEST, HRR_RANDOM, KEY_UPDATE, MESSAGE_NAMES, NEW_SESSION_TICKET, SECP256R1,
-                   SERVER_HELLO, SERVER_HELLO_DONE, SERVER_KEY_EXCHANGE, TLS12, TLS13, X25519, ClientHello,
+                   EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_SUPPORTED_VERSIONS,
+                   FINISHED, HANDSHAKE, HELLO_REQUEST, HRR_RANDOM, KEY_UPDATE, MESSAGE_NAMES, NEW_SESSION_TICKET,
+                   SECP256R1, SERVER_HELLO, SERVER_HELLO_DONE, SERVER_KEY_EXCHANGE, TLS12, TLS13, X25519, ClientHello,
                    Protection, Schedule, alert, certificate_verify_input, extension, finished_mac, key_share,
                    load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
                    x25519_pair, x25519_shared)
@@ -655,7 +655,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     for path in (cfg.chain, cfg.key, *([cfg.staple] if cfg.staple else [])):
         if not os.path.isfile(path):
             p.exit(2, f"{p.prog}: {path}: no such file\n")
-    cfg.staple_der = open(cfg.staple, "rb").read() if cfg.staple else None
+    cfg.staple_der = None
+    if cfg.staple:
+        with open(cfg.staple, "rb") as f:
+            cfg.staple_der = f.read()
     cfg.ca = cfg.ca or os.path.join(os.path.dirname(cfg.chain), "ca.pem")
     return cfg
 
