@@ -263,19 +263,15 @@ class Cell:
         return problems, run, reports
 
     def run(self, exp_text: str) -> tuple[list[str], str, Optional[Run], dict]:
-        """(problems, figures, the last run, its reports) after up to `tries` runs: the first that holds wins."""
-        exp = parse(PLACEHOLDER.sub("0", exp_text))
-        for attempt in range(1, exp.tries + 1):
-            try:
-                problems, run, reports = self.run_once(exp_text)
-            except HarnessError as e:
-                return [f"harness: {e}"], "", None, {}
-            if not problems:
-                break
+        """(problems, figures, the run, its reports): one run, never repeated (a race is a row to
+        make deterministic, not one to run until it holds)."""
+        try:
+            problems, run, reports = self.run_once(exp_text)
+        except HarnessError as e:
+            return [f"harness: {e}"], "", None, {}
         if problems:
             problems.append(f"stderr: {run.stderr.strip()[-300:]!r}")
-        tries = f", run {attempt} of {exp.tries}" if exp.tries > 1 else ""
-        return problems, figures(run, reports.get("shim")) + tries, run, reports
+        return problems, figures(run, reports.get("shim")), run, reports
 
 
 def unsupported(run: Run) -> bool:

@@ -12,7 +12,6 @@ A term is one of
     stderr.lines=N        stderr held N lines
     stderr~WORD           stderr holds WORD (a refusal's one line names what it refused: stderr~--cafile)
     wall<S  wall>S        the process's wall time, seconds
-    tries=N               run up to N times, the row holds when one run holds (a race's row)
     SOURCE.KEY OP VALUE   OP is = > < or ~ (holds VALUE as a part: a word of a detail_text, whose
                           spaces no term can hold); SOURCE is summary, shim, a peer (server, server2, dns, mux),
                           each (every attempt's KEY) or seq (the attempts' KEYs in conn order,
@@ -30,7 +29,7 @@ from typing import Optional
 OUTCOME = re.compile(r"^([a-z]+/-?\d+(?:\|[a-z]+/-?\d+)*)\*(\d+)$")
 COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<|~)(.+)$")
 WALL = re.compile(r"^wall(<|>)([\d.]+)$")
-COUNT = re.compile(r"^(exit|attempts|stderr\.lines|tries)=(\d+)$")
+COUNT = re.compile(r"^(exit|attempts|stderr\.lines)=(\d+)$")
 RUN_SOURCES = ("summary", "shim", "each", "seq")
 
 
@@ -60,7 +59,6 @@ class Expectation:
     stderr_lines: Optional[int] = None
     stderr_words: list[str] = field(default_factory=list)
     wall: list[tuple[str, float]] = field(default_factory=list)
-    tries: int = 1
     compares: list[Compare] = field(default_factory=list)
 
     def peers(self) -> set[str]:
@@ -93,8 +91,6 @@ def parse(text: str) -> Expectation:
             exp.compares.append(Compare(m[1], m[2], m[3], m[4], m[5]))
         else:
             raise ExpectError(f"unknown expectation term {term!r} (see harness/expect.py)")
-    if exp.tries < 1:
-        raise ExpectError("tries must be at least 1")
     return exp
 
 

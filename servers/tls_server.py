@@ -38,6 +38,10 @@ BEHAVIOURS: dict[str, str] = {
     "reset": "accept TCP and close with SO_LINGER {1,0}: the client gets RST before any TLS byte",
     "fin-then-reset": "accept TCP, wait for the first client byte, send FIN then RST at once: the client "
                       "reads EOF and its next write (OpenSSL's alert) fails with EPIPE, the SIGPIPE reproducer",
+    "reset-during-body": "complete the handshake, read the request's head only, then FIN and RST at once (as "
+                         "fin-then-reset): a client still sending a body larger than the loopback buffers writes "
+                         "into the reset socket (EPIPE; SIGPIPE on a write(2) without MSG_NOSIGNAL) whatever the "
+                         "scheduling, since a client that is only sending never reads the FIN first",
     "plaintext-http": "accept TCP and answer with a plain-text HTTP 400 before any TLS byte (wrong version number)",
     "close-after-handshake": "complete the handshake, then close with close_notify before reading anything",
     "stall-response": "complete the handshake, read one request, never answer (until the client closes)",
@@ -347,17 +351,28 @@ async def serve_reset(c: Conn) -> None:
 
 
 async def serve_fin_then_reset(c: Conn) -> None:
-    # RST landing after FIN puts the client's socket in CLOSE_WAIT with EPIPE pending (tcp_reset).
-    # FIN and RST leave microseconds apart: shutdown(), then dup2() over the descriptor drops the
-    # socket's last reference at once (linger {1,0}: RST). Going through transport.abort() would
-    # close it a loop turn later, long enough for the client to read the FIN and write its alert
-    # before the RST lands (no SIGPIPE then). asyncio later closes /dev/null in its place.
     # The ClientHello is awaited first: a client that finds the connection already reset when
     # connect() completes reports it without writing, and nothing would raise SIGPIPE.
     try:
         await asyncio.wait_for(c.reader.read(1), HANDSHAKE_TIMEOUT_S)
     except (ConnectionError, OSError, asyncio.TimeoutError):
         pass
+    fin_then_reset_now(c)
+
+
+async def serve_reset_during_body(c: Conn) -> None:
+    await c.handshake()
+    await c.reader.readuntil(b"\r\n\r\n")
+    c.tally.requests += 1
+    fin_then_reset_now(c)
+
+
+def fin_then_reset_now(c: Conn) -> None:
+    # RST landing after FIN puts the client's socket in CLOSE_WAIT with EPIPE pending (tcp_reset).
+    # FIN and RST leave microseconds apart: shutdown(), then dup2() over the descriptor drops the
+    # socket's last reference at once (linger {1,0}: RST). Going through transport.abort() would
+    # close it a loop turn later, long enough for a reading client to read the FIN and write its
+    # alert before the RST lands (no SIGPIPE then). asyncio later closes /dev/null in its place.
     sock = c.raw_socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_RESET)
     fd = sock.fileno()
@@ -456,7 +471,7 @@ SERVE: dict[str, Callable[[Conn], Awaitable[None]]] = {
     "normal": serve_http, "slow-response": serve_http, "chunked": serve_http, "trickle": serve_http,
     "length-and-chunked": serve_http, "identity-and-length": serve_http, "stall-mid-response": serve_stall_mid_response,
     "silent": serve_silent, "close-before-handshake": serve_close_before_handshake,
-    "reset": serve_reset, "fin-then-reset": serve_fin_then_reset, "plaintext-http": serve_plaintext_http,
+    "reset": serve_reset, "fin-then-reset": serve_fin_then_reset, "reset-during-body": serve_reset_during_body, "plaintext-http": serve_plaintext_http,
     "close-after-handshake": serve_close_after_handshake, "stall-response": serve_stall_response,
     "reset-mid-response": serve_reset_mid_response, "close-without-notify": serve_close_without_notify,
     "ignore-close-notify": serve_ignore_close_notify, "early-response": serve_early_response,

@@ -342,6 +342,23 @@ def fin_then_reset_gives_eof_then_epipe(lab: Lab) -> None:
     lab.gate.expect("fin-then-reset/eof_rst_epipe", (b"", True, "BrokenPipeError"), (first, landed, second))
 
 
+def reset_during_body_breaks_the_pipe_of_a_sender(lab: Lab) -> None:
+    srv = lab.server("--behaviour", "reset-during-body")
+    with tcp(srv.port) as s:
+        client = BioClient(s, lab.trusting)  # the socket's own error, not what TLS makes of it
+        client.handshake()
+
+        def send_a_large_body() -> None:  # 16 MB: more than the loopback buffers hold, so a write meets the RST
+            client.send(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 16000000\r\n\r\n")
+            piece = pattern(16000, 0)
+            for _ in range(1000):
+                client.send(piece)
+        got = error_of(send_a_large_body)
+    report = lab.stop("reset-during-body", srv)
+    lab.gate.expect("reset-during-body/sender_gets_epipe", ("BrokenPipeError", 1, 1),
+                    (got, report.get("handshakes"), report.get("requests")))
+
+
 def plaintext_http_is_wrong_version(lab: Lab) -> None:
     srv = lab.server("--behaviour", "plaintext-http")
     try:
@@ -594,7 +611,7 @@ def bad_chain_is_usage_error(lab: Lab) -> None:
 CASES: list[Callable[[Lab], None]] = [
     normal_keepalive_answers_every_request, normal_counts_request_bodies, verify_body_seed_counts_bad_body,
     silent_sends_nothing, close_before_handshake_gives_eof, reset_gives_econnreset,
-    fin_then_reset_gives_eof_then_epipe, plaintext_http_is_wrong_version, close_after_handshake_sends_close_notify,
+    fin_then_reset_gives_eof_then_epipe, reset_during_body_breaks_the_pipe_of_a_sender, plaintext_http_is_wrong_version, close_after_handshake_sends_close_notify,
     stall_response_never_answers, slow_response_waits, reset_mid_response_cuts_body_with_rst,
     close_without_notify_is_truncation, chunked_sends_chunks, trickle_sends_whole_response, workers_report_sums,
     tickets_resume_across_workers, refuse_resumption_issues_but_never_accepts, max_version_12,
