@@ -100,11 +100,34 @@ def load_cases(path: Path) -> list[CaseRow]:
             exp = parse(PLACEHOLDER.sub("0", r.expect))
         except ExpectError as e:
             raise RowError(f"{r.where}: {r.case}: {e}") from e
+        check_timing(r, exp, {x.case: x for x in rows})
         if r.control != "-" and r.control not in names:
             raise RowError(f"{r.where}: {r.case}: control {r.control!r} is not a case of {path.name}")
         if exp.failure() and r.control == "-":
             raise RowError(f"{r.where}: {r.case}: a failure row needs a control (the case that succeeds)")
     return rows
+
+
+# The flags that give a client a time it must keep: an upper bound on its wall time is one beside them.
+DEADLINE_FLAGS = ("--deadline-ms", "--dns-timeout-ms")
+
+
+def check_timing(r: CaseRow, exp: Expectation, by_name: dict[str, CaseRow]) -> None:
+    """A timing term's control is a case of the file with a cell for every transport of R's; a
+    wall<S bound sits beside a deadline R gives the client (a bound on its own is machine speed)."""
+    for case in exp.controls():
+        control = by_name.get(case)
+        if control is None:
+            raise RowError(f"{r.where}: {r.case}: cpu<K*{case}: {case} is not a case of this file")
+        if control is r:
+            raise RowError(f"{r.where}: {r.case}: cpu<K*{case}: a case cannot be its own control")
+        mine, theirs = set(r.transports.split()), set(control.transports.split())
+        if not mine <= theirs:
+            raise RowError(f"{r.where}: {r.case}: cpu<K*{case}: {case} runs on {control.transports}, "
+                           f"not on every transport of this row ({r.transports})")
+    if any(op == "<" for op, _ in exp.wall) and not any(f in r.client.split() for f in DEADLINE_FLAGS):
+        raise RowError(f"{r.where}: {r.case}: wall<S without a deadline given to the client "
+                       f"({' or '.join(DEADLINE_FLAGS)}): bound the wall only beside the time it must keep")
 
 
 def peer_specs(text: str) -> list[list[str]]:
@@ -232,7 +255,7 @@ class Cell:
                 self.values[kind] = str(peers[kind].port)
         return peers
 
-    def run_once(self, exp_text: str) -> tuple[list[str], Run, dict]:
+    def run_once(self, exp_text: str, controls: dict[str, Run]) -> tuple[list[str], Run, dict]:
         settings = {} if self.row.shim.strip() == "-" else \
             dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
         # a case id may hold '/' (dns.tsv's code/...): one file in the work folder, not a folder of its own
@@ -257,16 +280,16 @@ class Cell:
             reports["shim"] = shim
         if unsupported(run):
             return [], run, reports
-        problems = judge(exp, run, reports)
+        problems = judge(exp, run, reports, controls)
         if settings and not run.signal and not (shim and shim.get("active")):
             problems.append("shim inactive: " + ("no report written" if shim is None else "it saw no socket call"))
         return problems, run, reports
 
-    def run(self, exp_text: str) -> tuple[list[str], str, Optional[Run], dict]:
+    def run(self, exp_text: str, controls: dict[str, Run]) -> tuple[list[str], str, Optional[Run], dict]:
         """(problems, figures, the run, its reports): one run, never repeated (a race is a row to
-        make deterministic, not one to run until it holds)."""
+        make deterministic, not one to run until it holds). CONTROLS: the runs its cpu<K*CASE terms name."""
         try:
-            problems, run, reports = self.run_once(exp_text)
+            problems, run, reports = self.run_once(exp_text, controls)
         except HarnessError as e:
             return [f"harness: {e}"], "", None, {}
         if problems:
@@ -288,9 +311,9 @@ def time_limit(exp: Expectation, default: float) -> float:
 
 def figures(run: Run, shim: Optional[dict]) -> str:
     s = run.summary
-    text = f"wall {run.wall_s:.2f} s"
-    if s:
-        text += f", client cpu {s.get('cpu_ms', 0):.0f} ms"
+    text = f"wall {run.wall_s:.2f} s, cpu {run.cpu_s * 1000:.0f} ms"
+    if s and "cpu_ms" in s:
+        text += f" (the client's own: {s.get('cpu_ms', 0):.0f} ms)"
     if shim:
         text += f", shim {shim.get('calls')} calls, {shim.get('eagain')} EAGAIN, {shim.get('bytes_cut')} bytes cut"
     return text
@@ -307,53 +330,92 @@ def skip_reason(lab: CaseLab, row: CaseRow, case_id: str) -> Optional[str]:
     return None
 
 
+class CaseRunner:
+    """Runs the selected cells of ROWS, each once, in the file's order; a cell whose timing terms
+    compare with a control's run (cpu<K*CASE) has that control's cell run first, if it has not
+    run yet, whether or not it was selected (its verdict is printed like any other's)."""
+
+    def __init__(self, gate: Gate, lab: CaseLab, rows: list[CaseRow], rerun: list[str], update: bool):
+        self.gate, self.lab, self.rows, self.rerun, self.update = gate, lab, rows, rerun, update
+        self.by_name = {r.case: r for r in rows}
+        self.runs: dict[str, Optional[Run]] = {}      # case id -> its run (None: it did not run)
+        self.observed: dict[str, Optional[str]] = {}
+
+    def expectation(self, row: CaseRow, case_id: str) -> tuple[str, Optional[Difference]]:
+        return self.lab.record.expected(case_id, row.expect) if self.lab.record else (row.expect, None)
+
+    def controls(self, row: CaseRow, case_id: str, transport: Optional[str], exp_text: str) -> dict[str, Run]:
+        """The runs of the controls EXP_TEXT's timing terms name, each cell run first where it has not run."""
+        found = {}
+        for case in (parse(PLACEHOLDER.sub("0", exp_text)).controls() if exp_text != SKIP else []):
+            control_id = f"{case}/{transport}" if transport else case
+            if control_id not in self.runs:
+                self.cell(self.by_name[case], control_id, transport, why=f"the control {case_id} compares with")
+            if self.runs.get(control_id) is not None:
+                found[case] = self.runs[control_id]
+        return found
+
+    def cell(self, row: CaseRow, case_id: str, transport: Optional[str], why: str = "") -> None:
+        """One cell: skipped, or run once and judged; its line, then its figures or the rerun line."""
+        lab, gate = self.lab, self.gate
+        self.runs[case_id] = None
+        if reason := skip_reason(lab, row, case_id):
+            gate.skip(case_id, reason)
+            return
+        exp_text, diff = self.expectation(row, case_id)
+        if diff is not None and not diff.why.strip():
+            gate.check(case_id, False, f"{diff.where}: the difference is recorded without a reason: write kind and why")
+            return
+        judged = row.expect if self.update or exp_text == SKIP else exp_text
+        controls = self.controls(row, case_id, transport, judged)
+        if why:
+            print(f"  ({case_id} runs now: {why})", flush=True)
+        cell = Cell(lab, row, transport)
+        problems, figs, run, reports = cell.run(judged, controls)
+        self.runs[case_id] = run
+        if self.update and run is not None:
+            self.observed[case_id] = observe(row.expect, run, reports, cell.expand, controls)
+        if run is not None and unsupported(run):
+            line = (run.stderr.strip().splitlines() or ["exit 89"])[-1]
+            if exp_text == SKIP or self.update:
+                gate.skip(case_id, f"{lab.profile.name if lab.profile else 'the client'} cannot: {line}")
+            else:
+                gate.check(case_id, False, f"exit 89 ({line}), expected {exp_text}")
+            return
+        if exp_text == SKIP and not self.update:
+            gate.check(case_id, False, f"recorded as skip (exit 89), but the client ran it: "
+                                       f"{run.outcomes() if run else problems}; re-record with --update")
+            return
+        verdict(gate, case_id, not problems, "; ".join(problems) + f"  ({row.why})")
+        if problems:
+            print(f"  reproduce: {rerun_line(*self.rerun, '--seed', lab.seed, '--only', case_id)}", flush=True)
+        else:
+            print(f"  {figs}", flush=True)
+
+    def all(self, only: list[str]) -> None:
+        for row in self.rows:
+            for case_id, transport in row.crossed(self.lab.transports):
+                if (only and case_id not in only and row.case not in only) or case_id in self.runs:
+                    continue
+                self.cell(row, case_id, transport)
+        if self.update and self.lab.record is not None:
+            self.lab.record.write([c for r in self.rows for c, _ in r.crossed(self.lab.transports)], self.observed)
+
+
 def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], rerun: list[str],
               update: bool = False) -> None:
     """Every selected cell of ROWS: one PASS/FAIL/SKIP line and its figures, or the rerun line."""
-    observed: dict[str, Optional[str]] = {}
-    for row in rows:
-        for case_id, transport in row.crossed(lab.transports):
-            if only and case_id not in only and row.case not in only:
-                continue
-            if why := skip_reason(lab, row, case_id):
-                gate.skip(case_id, why)
-                continue
-            exp_text, diff = lab.record.expected(case_id, row.expect) if lab.record else (row.expect, None)
-            if diff is not None and not diff.why.strip():
-                gate.check(case_id, False, f"{diff.where}: the difference is recorded without a reason: write kind and why")
-                continue
-            cell = Cell(lab, row, transport)
-            problems, figs, run, reports = cell.run(row.expect if update or exp_text == SKIP else exp_text)
-            if update and run is not None:
-                observed[case_id] = observe(row.expect, run, reports, cell.expand)
-            if run is not None and unsupported(run):
-                line = (run.stderr.strip().splitlines() or ["exit 89"])[-1]
-                if exp_text == SKIP or update:
-                    gate.skip(case_id, f"{lab.profile.name if lab.profile else 'the client'} cannot: {line}")
-                else:
-                    gate.check(case_id, False, f"exit 89 ({line}), expected {exp_text}")
-                continue
-            if exp_text == SKIP and not update:
-                gate.check(case_id, False, f"recorded as skip (exit 89), but the client ran it: "
-                                           f"{run.outcomes() if run else problems}; re-record with --update")
-                continue
-            verdict(gate, case_id, not problems, "; ".join(problems) + f"  ({row.why})")
-            if problems:
-                print(f"  reproduce: {rerun_line(*rerun, '--seed', lab.seed, '--only', case_id)}", flush=True)
-            else:
-                print(f"  {figs}", flush=True)
-    if update and lab.record is not None:
-        lab.record.write([c for r in rows for c, _ in r.crossed(lab.transports)], observed)
+    CaseRunner(gate, lab, rows, rerun, update).all(only)
 
 
-def observe(reference: str, run: Run, reports: dict, expand) -> Optional[str]:
+def observe(reference: str, run: Run, reports: dict, expand, controls: Optional[dict] = None) -> Optional[str]:
     """What a client showed, in the expect grammar, or None when it held the reference's line:
     `skip` for exit 89, else its outcome counts and signal, and every other term of the
     reference's line that held for it (the terms that did not hold are left out). EXPAND binds
     the placeholders as the run bound them."""
     if unsupported(run):
         return SKIP
-    if not judge(parse(expand(reference)), run, reports):
+    if not judge(parse(expand(reference)), run, reports, controls):
         return None
     terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]
     if run.signal:
@@ -361,7 +423,7 @@ def observe(reference: str, run: Run, reports: dict, expand) -> Optional[str]:
     for term in reference.split():
         if OUTCOME_TERM.match(term) or term.startswith(("signal=", "exit=")):
             continue
-        if not judge(parse(expand(term)), run, reports):
+        if not judge(parse(expand(term)), run, reports, controls):
             terms.append(term)
     return " ".join(terms)
 

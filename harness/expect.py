@@ -1,6 +1,6 @@
 """The lab's expect grammar: what one run of a client must show, as words on one line.
 
-    ok/0*64 server.requests=192 shim.eagain>0 summary.wall_ms<5000 each.requests_done=3
+    ok/0*64 server.requests=192 shim.eagain>0 cpu<2*SilentPeerControl each.requests_done=3
 
 A term is one of
     STAGE/DETAIL*N        N attempts ended STAGE/DETAIL; all such terms together are the whole count
@@ -11,7 +11,14 @@ A term is one of
     attempts=N            N attempt lines were printed
     stderr.lines=N        stderr held N lines
     stderr~WORD           stderr holds WORD (a refusal's one line names what it refused: stderr~--cafile)
-    wall<S  wall>S        the process's wall time, seconds
+    wall<S  wall>S        the process's wall time, seconds (an upper bound only beside a deadline the
+                          row gives the client, at least 4x from it: harness/cases.py checks the flag)
+    cpu<K*CASE            the process's CPU (user and system, measured by the lab: wait4) under K times
+                          that of CASE's run in the same gate run, the same client on the same transport:
+                          a control of the same machine, load and interpreter (a busy loop over a wait
+                          adds the wait's length; startup and handshakes cost the same on both)
+    busy<R                the process's CPU over its wall time under R (0 < R < 1): for a run whose wall
+                          is a wait the row imposes, a waiting client scores near 0, a spinning one near 1
     SOURCE.KEY OP VALUE   OP is = > < or ~ (holds VALUE as a part: a word of a detail_text, whose
                           spaces no term can hold); SOURCE is summary, shim, a peer (server, server2, dns, mux),
                           each (every attempt's KEY) or seq (the attempts' KEYs in conn order,
@@ -29,6 +36,11 @@ from typing import Optional
 OUTCOME = re.compile(r"^([a-z]+/-?\d+(?:\|[a-z]+/-?\d+)*)\*(\d+)$")
 COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<|~)(.+)$")
 WALL = re.compile(r"^wall(<|>)([\d.]+)$")
+CPU_VS = re.compile(r"^cpu<(\d+(?:\.\d+)?)\*([A-Za-z0-9][A-Za-z0-9_./-]*)$")
+BUSY = re.compile(r"^busy<(0?\.\d+)$")
+# Bounds in machine-speed units: a figure the client reports in milliseconds, compared with a fixed
+# number, is a guess about the runner (a false red on a slower or busier one, blind on a faster one).
+MACHINE_SPEED = ("cpu_ms", "wall_ms", "cpu_ms_per_conn")
 COUNT = re.compile(r"^(exit|attempts|stderr\.lines)=(\d+)$")
 RUN_SOURCES = ("summary", "shim", "each", "seq")
 
@@ -59,7 +71,13 @@ class Expectation:
     stderr_lines: Optional[int] = None
     stderr_words: list[str] = field(default_factory=list)
     wall: list[tuple[str, float]] = field(default_factory=list)
+    cpu_vs: list[tuple[float, str]] = field(default_factory=list)   # (K, CASE): cpu < K x CASE's
+    busy: Optional[float] = None
     compares: list[Compare] = field(default_factory=list)
+
+    def controls(self) -> list[str]:
+        """The cases whose runs this one's timing terms compare with."""
+        return [case for _, case in self.cpu_vs]
 
     def peers(self) -> set[str]:
         """The peers whose reports the terms read."""
@@ -85,9 +103,17 @@ def parse(text: str) -> Expectation:
             setattr(exp, {"stderr.lines": "stderr_lines"}.get(m[1], m[1]), int(m[2]))
         elif m := WALL.match(term):
             exp.wall.append((m[1], float(m[2])))
+        elif m := CPU_VS.match(term):
+            exp.cpu_vs.append((float(m[1]), m[2]))
+        elif m := BUSY.match(term):
+            exp.busy = float(m[1])
         elif term.startswith("stderr~") and len(term) > len("stderr~"):
             exp.stderr_words.append(term[len("stderr~"):])
         elif m := COMPARE.match(term):
+            if m[1] == "summary" and m[2] in MACHINE_SPEED and m[4] == "<":
+                raise ExpectError(f"{term!r} bounds a figure in machine-speed units: compare with a control "
+                                  f"(cpu<K*CASE), bound the share of a wait (busy<R), or bound wall beside a "
+                                  f"deadline the client is given (harness/README.md)")
             exp.compares.append(Compare(m[1], m[2], m[3], m[4], m[5]))
         else:
             raise ExpectError(f"unknown expectation term {term!r} (see harness/expect.py)")
@@ -153,8 +179,26 @@ def outcomes_hold(expected: dict[str, int], got: dict[str, int]) -> bool:
     return not left
 
 
-def judge(exp: Expectation, run, reports: dict[str, dict]) -> list[str]:
-    """What in RUN (harness.runs.Run) and the peers' REPORTS differs from EXP; empty when it holds."""
+def _timing(exp: Expectation, run, controls: dict) -> list[str]:
+    """What the CPU terms find wrong: CONTROLS maps each case a cpu<K*CASE term names to its Run."""
+    problems = []
+    for k, case in exp.cpu_vs:
+        control = controls.get(case)
+        if control is None:
+            problems.append(f"cpu<{k:g}*{case}: {case} has no run in this gate to compare with")
+        elif not run.cpu_s < k * control.cpu_s:
+            problems.append(f"cpu {run.cpu_s * 1000:.0f} ms, expected < {k:g} x {case}'s {control.cpu_s * 1000:.0f} ms")
+    if exp.busy is not None:
+        share = run.cpu_s / run.wall_s if run.wall_s > 0 else 1.0
+        if not share < exp.busy:
+            problems.append(f"busy {share:.2f} (cpu {run.cpu_s * 1000:.0f} ms over wall {run.wall_s * 1000:.0f} ms), "
+                            f"expected < {exp.busy:g}")
+    return problems
+
+
+def judge(exp: Expectation, run, reports: dict[str, dict], controls: Optional[dict] = None) -> list[str]:
+    """What in RUN (harness.runs.Run) and the peers' REPORTS differs from EXP; empty when it holds.
+    CONTROLS: the runs of the cases EXP's cpu<K*CASE terms name (harness/cases.py finds them)."""
     problems: list[str] = []
     if run.problem:
         problems.append(run.problem)
@@ -176,6 +220,7 @@ def judge(exp: Expectation, run, reports: dict[str, dict]) -> list[str]:
     for op, seconds in exp.wall:
         if not (run.wall_s < seconds if op == "<" else run.wall_s > seconds):
             problems.append(f"wall {run.wall_s:.2f} s, expected {op} {seconds} s")
+    problems += _timing(exp, run, controls or {})
     if exp.outcomes and not outcomes_hold(exp.outcomes, run.outcomes()):
         problems.append(f"outcomes {run.outcomes()}, expected {exp.outcomes}")
     for c in exp.compares:

@@ -9,6 +9,7 @@ import ctypes
 import json
 import os
 import resource
+import selectors
 import signal
 import subprocess
 import time
@@ -26,6 +27,7 @@ class Run:
     summary: dict = field(default_factory=dict)
     stderr: str = ""
     wall_s: float = 0.0
+    cpu_s: float = 0.0     # the process's CPU, user and system, its waited-for children's included (wait4)
     problem: str = ""      # output that breaks the contract (a line that is not JSON), or a hang
 
     def outcomes(self) -> dict[str, int]:
@@ -57,12 +59,43 @@ def limited(max_fds: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
 
-def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
-            max_fds: Optional[int] = None, stdin_closed: bool = False) -> tuple[int, str, str, bool]:
-    """Runs ARGV in a process group of its own: (returncode, stdout, stderr, hung). Past TIMEOUT
-    the whole group is killed (nothing it started outlives it) and `hung` is true. MAX_FDS: the
-    child's soft RLIMIT_NOFILE (ulimit -n), set in the child alone. STDIN_CLOSED: the child starts
-    with descriptor 0 closed (as inetd's or a daemon's children may), not inheriting ours."""
+@dataclass
+class Ended:
+    """How a bounded process ended: its status, its output, whether it was killed for a hang,
+    and the CPU it used (wait4's rusage: its own and its waited-for children's)."""
+    rc: int
+    out: str
+    err: str
+    hung: bool
+    cpu_s: float
+
+
+def _read_both(proc: subprocess.Popen, deadline: Optional[float]) -> tuple[bytes, bytes, bool]:
+    """stdout and stderr to their ends, or until DEADLINE (monotonic; None: no limit): (out, err, past it)."""
+    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    with selectors.DefaultSelector() as sel:
+        for f in (proc.stdout, proc.stderr):
+            sel.register(f, selectors.EVENT_READ)
+        while sel.get_map():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()]), True
+            for key, _ in sel.select(left):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    sel.unregister(key.fileobj)
+    return b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()]), False
+
+
+def run_bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
+                max_fds: Optional[int] = None, stdin_closed: bool = False) -> Ended:
+    """Runs ARGV in a process group of its own. Past TIMEOUT the whole group is killed (nothing
+    it started outlives it) and `hung` is true. MAX_FDS: the child's soft RLIMIT_NOFILE (ulimit -n),
+    set in the child alone. STDIN_CLOSED: the child starts with descriptor 0 closed (as inetd's or a
+    daemon's children may), not inheriting ours. The process is reaped with wait4, so its CPU is
+    its own, whatever else this gate runs at the same time."""
     def child() -> None:
         if max_fds is None:
             die_with_parent()
@@ -70,20 +103,29 @@ def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
             limited(max_fds)
         if stdin_closed:
             os.close(0)
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True, errors="replace", preexec_fn=child)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        hung = False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        hung = True
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            start_new_session=True, preexec_fn=child)
+    with proc.stdout, proc.stderr:
+        out, err, hung = _read_both(proc, time.monotonic() + timeout)
+        if hung:
+            os.killpg(proc.pid, signal.SIGKILL)
+            more_out, more_err, _ = _read_both(proc, None)
+            out, err = out + more_out, err + more_err
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
     try:  # children that outlived it (a client's helpers) go with it
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    return proc.returncode, out, err, hung
+    return Ended(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), hung,
+                 usage.ru_utime + usage.ru_stime)
+
+
+def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
+            max_fds: Optional[int] = None, stdin_closed: bool = False) -> tuple[int, str, str, bool]:
+    """run_bounded's (returncode, stdout, stderr, hung)."""
+    e = run_bounded(argv, timeout, env, max_fds, stdin_closed)
+    return e.rc, e.out, e.err, e.hung
 
 
 def parse_output(run: Run, out: str) -> None:
@@ -114,11 +156,11 @@ def run_client(command: list[str], args: list, env: Optional[dict] = None, timeo
     if preload:
         full_env["LD_PRELOAD"] = preload
     start = time.monotonic()
-    rc, out, err, hung = bounded(argv, timeout, full_env, max_fds, stdin_closed)
-    run = Run(argv=argv, rc=rc if rc >= 0 else 0, signal=-rc if rc < 0 and not hung else 0,
-              stderr=err, wall_s=time.monotonic() - start)
-    parse_output(run, out)
-    if hung:
+    e = run_bounded(argv, timeout, full_env, max_fds, stdin_closed)
+    run = Run(argv=argv, rc=e.rc if e.rc >= 0 else 0, signal=-e.rc if e.rc < 0 and not e.hung else 0,
+              stderr=e.err, wall_s=time.monotonic() - start, cpu_s=e.cpu_s)
+    parse_output(run, e.out)
+    if e.hung:
         run.problem = f"still running after {timeout:.0f} s (killed)"
     return run
 
