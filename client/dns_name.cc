@@ -1,5 +1,6 @@
 #include "dns_name.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace dns {
@@ -59,26 +60,78 @@ Fault read_name(Span msg, size_t offset, Name& out, size_t& next) {
   }
 }
 
-bool name_from_text(std::string_view text, Name& out) {
+namespace {
+
+enum class Refusal { none, empty, empty_label, long_label, long_name, byte };
+
+// The first rule of name_from_text a text breaks, and where: the offset of the label, or of the byte, at fault.
+struct TextCheck {
+  Refusal refusal;
+  size_t at;
+};
+
+// name_from_text's rules, in one place: the first one `text` breaks, or Refusal::none with `out` written.
+TextCheck encode_text(std::string_view text, Name& out) {
+  size_t at = 0;
   if (!text.empty() && text.back() == '.') text.remove_suffix(1);
-  if (text.empty()) return false;
+  if (text.empty()) return {Refusal::empty, at};
   out.size = 0;
   for (;;) {
     size_t dot = text.find('.');
     std::string_view label = text.substr(0, dot);
-    if (label.empty() || label.size() > max_label) return false;
-    if (out.size + 1 + label.size() + 1 > max_name) return false;  // + the root label
-    for (char c : label) {
-      if (!is_host_byte(c)) return false;
+    if (label.empty()) return {Refusal::empty_label, at};
+    if (label.size() > max_label) return {Refusal::long_label, at};
+    if (out.size + 1 + label.size() + 1 > max_name) return {Refusal::long_name, at};  // + the root label
+    for (size_t i = 0; i < label.size(); ++i) {
+      if (!is_host_byte(label[i])) return {Refusal::byte, at + i};
     }
     out.wire[out.size++] = static_cast<uint8_t>(label.size());
     std::memcpy(out.wire + out.size, label.data(), label.size());
     out.size += label.size();
     if (dot == std::string_view::npos) break;
     text.remove_prefix(dot + 1);
+    at += dot + 1;
   }
   out.wire[out.size++] = 0;
-  return true;
+  return {Refusal::none, at};
+}
+
+}  // namespace
+
+bool name_from_text(std::string_view text, Name& out) { return encode_text(text, out).refusal == Refusal::none; }
+
+std::string name_text_problem(std::string_view text) {
+  Name scratch;
+  const TextCheck check = encode_text(text, scratch);
+  const std::string offset = " at offset " + std::to_string(check.at);
+  const std::string host_bytes = offset + " (a host name holds letters, digits, '-' and '_')";
+  switch (check.refusal) {
+    case Refusal::none:
+      return "";
+    case Refusal::empty:
+      return "no label (an empty name, or one dot: the root)";
+    case Refusal::empty_label:
+      return "an empty label" + offset + " (two dots in a row, or a leading dot)";
+    case Refusal::long_label: {
+      const size_t end = std::min(text.find('.', check.at), text.size());
+      return "a label of " + std::to_string(end - check.at) + " characters" + offset + " (at most " +
+             std::to_string(max_label) + ", RFC 1035 2.3.4)";
+    }
+    case Refusal::long_name: {  // counted without the trailing dot: the wire form less its first length and root
+      const size_t length = text.size() - (text.back() == '.' ? 1 : 0);
+      return std::to_string(length) + " characters (a DNS name holds at most " + std::to_string(max_name - 2) +
+             ", RFC 1035 2.3.4)";
+    }
+    case Refusal::byte: {
+      const auto c = static_cast<unsigned char>(text[check.at]);
+      if (c >= 0x20 && c < 0x7f)
+        return (c == ' ' ? std::string("a space") : "'" + std::string(1, text[check.at]) + "'") + host_bytes;
+      const char hex[] = "0123456789abcdef";
+      const std::string code = std::string("0x") + hex[c >> 4] + hex[c & 15];
+      return (c < 0x80 ? "control character " : "non-ASCII byte ") + code + host_bytes;
+    }
+  }
+  return "";
 }
 
 bool same_name(const Name& a, const Name& b) {

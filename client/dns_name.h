@@ -41,6 +41,11 @@ Fault read_name(Span msg, size_t offset, Name& out, size_t& next);
 // letters, digits, '-' and '_' (a resolver asks for host names, nothing else).
 bool name_from_text(std::string_view text, Name& out);
 
+// Why name_from_text refuses `text`, in words (the first rule it breaks, and where: "300 characters (a
+// DNS name holds at most 253, RFC 1035 2.3.4)", "control character 0x01 at offset 5 (...)"); "" when it
+// takes it. The same rules, applied by the same code: the CLI's --name check (client/options.cc).
+std::string name_text_problem(std::string_view text);
+
 // Equal as DNS names: label by label, ASCII letters without regard to case (RFC 4343).
 bool same_name(const Name& a, const Name& b);
 

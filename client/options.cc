@@ -2,6 +2,7 @@
 
 #include <openssl/ssl.h>
 
+#include "dns_name.h"
 #include "flag_table.h"
 #include "idna_name.h"
 #include "pins.h"
@@ -98,6 +99,23 @@ std::string to_wire_names(Options& o) {
   return "";
 }
 
+// A --name the caller gave: a bare IP literal, or a host name as a DNS query could carry it
+// (dns::name_text_problem: at most 253 characters, labels of 1..63 letters, digits, '-' and '_'; its
+// A-label when IDNA made one). A bracketed literal is TARGET:PORT's form, not a name. TARGET taken as the
+// name is not checked here: over --ns its lookup ends with its own code (dns.tsv code/bad-name).
+std::string check_given_name(const Options& o) {
+  if (is_ip_literal(o.name)) return "";
+  if (o.name.front() == '[' && o.name.back() == ']') {  // o.name is not empty: --name refuses an empty value
+    std::string inside = o.name.substr(1, o.name.size() - 2);
+    if (is_ip_literal(inside))
+      return "--name '" + o.name + "': an IP literal goes bare (--name " + inside + "); brackets are for TARGET:PORT";
+  }
+  std::string problem = dns::name_text_problem(o.name);
+  if (problem.empty()) return "";
+  if (o.name_unicode.empty()) return "--name: " + problem;
+  return "--name '" + o.name_unicode + "' (its A-label '" + o.name + "'): " + problem;  // its offsets count in the A-label
+}
+
 }  // namespace
 
 ParseResult parse_options(const std::vector<std::string>& args) {
@@ -113,8 +131,13 @@ ParseResult parse_options(const std::vector<std::string>& args) {
     result.error = err;
     return result;
   }
+  const bool name_given = !o.name.empty();
   if (o.name.empty()) o.name = o.target;
   if (std::string err = to_wire_names(o); !err.empty()) {
+    result.error = err;
+    return result;
+  }
+  if (std::string err = name_given ? check_given_name(o) : ""; !err.empty()) {
     result.error = err;
     return result;
   }
@@ -144,7 +167,8 @@ const char* usage() {
 A non-blocking TLS client: one thread, epoll, many attempts as state machines.
 TARGET is an IP literal (IPv6 in brackets: [::1]:443) or a name (a name needs --connect or --ns).
 
-  --name NAME           name the certificate must carry; SNI (default TARGET)
+  --name NAME           name the certificate must carry; SNI (default TARGET): a host name (at most
+                        253 characters, labels of 63: letters, digits, '-', '_') or a bare IP literal
   --connect IP          dial this IPv4 or IPv6 address; TARGET is then only the name
   --ns IP:PORT          resolve TARGET over DNS (TCP) on the event loop with this server,
                         judge every address, pin one, dial it as a literal

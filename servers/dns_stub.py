@@ -41,6 +41,9 @@ SPEC := MODIFIER* ACTION
   modifiers (any order, before the action):
     slow:MS:            answer after MS milliseconds; other queries are served meanwhile
     truncated:          over UDP: TC set and no record; over TCP: the full answer
+    truncated-tcp:      over TCP: TC set on the full answer, its records kept (a server whose answer
+                        did not fit even a TCP message; RFC 1035 4.1.1); over UDP as without it
+                        (truncated:truncated-tcp: sets TC over both)
     wrong-id:           the answer's id is the query's id + 1
     ttl:SECONDS:        TTL of the records (default --ttl)
     cut:N:              send only the first N octets of what would be sent (over TCP the
@@ -51,6 +54,7 @@ examples:
   --zone six.test=a:::1                 --zone both.test=a:93.184.216.34,2606:4700::1111
   --zone slow.test=slow:300:a:127.0.0.1 --zone flip.test=flip:127.0.0.1,127.0.0.2
   --zone tc.test=truncated:a:127.0.0.1  --zone bad.test=malformed:00008180000100010000
+  --zone tct.test=truncated-tcp:a:127.0.0.1
 """
 
 ACTIONS_WITH_ARG = ("a", "flip", "cname", "malformed", "raw")
@@ -71,6 +75,7 @@ class Behaviour:
     octets: bytes = b""
     slow_ms: int = 0
     truncated: bool = False
+    truncated_tcp: bool = False
     wrong_id: bool = False
     ttl: Optional[int] = None
     cut: Optional[int] = None
@@ -86,7 +91,7 @@ def parse_spec(spec: str) -> Behaviour:
             if not number.isdigit() or not sep:
                 raise SpecError(f"{head}: needs a number and a ':' after it")
             modifiers[{"slow": "slow_ms"}.get(head, head)] = int(number)
-        elif head in ("truncated", "wrong-id") and rest != head:
+        elif head in ("truncated", "truncated-tcp", "wrong-id") and rest != head:
             modifiers[head.replace("-", "_")] = True
             rest = tail
         else:
@@ -186,6 +191,8 @@ class Stub:
             reply.header.tc = 1
         else:
             self.add_records(reply, qname, request.q.qtype, b, depth=0)
+            if b.truncated_tcp and transport == "tcp":
+                reply.header.tc = 1
         return Reply(self.with_id(reply.pack(), b), b.slow_ms, cut=b.cut)
 
     def add_records(self, reply: DNSRecord, name: str, qtype: int, b: Behaviour, depth: int) -> None:

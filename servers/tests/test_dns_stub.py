@@ -37,6 +37,8 @@ ZONES = {
     "no.test": "refused",
     "empty.test": "empty",
     "tc.test": "truncated:a:127.0.0.1,127.0.0.2",
+    "tct.test": "truncated-tcp:a:127.0.0.1,127.0.0.2",
+    "tcboth.test": "truncated:truncated-tcp:a:127.0.0.1",
     "bad.test": "malformed:0000818000010001",
     "raw.test": "raw:abcdef",
     "zero.test": "raw:",
@@ -145,6 +147,14 @@ def case_truncated_over_udp_whole_over_tcp(port: int):
     return ["id=0x4242 NOERROR tc []", "id=0x4242 NOERROR [A:127.0.0.1 A:127.0.0.2]"], got
 
 
+def case_truncated_tcp_sets_tc_over_tcp_too(port: int):
+    """truncated-tcp: TC on the TCP answer, its records kept; UDP untouched unless truncated: is given too."""
+    got = [summary(udp(port, "tct.test")), summary(tcp(port, "tct.test")), summary(udp(port, "tcboth.test")),
+           summary(tcp(port, "tcboth.test"))]
+    return ["id=0x4242 NOERROR [A:127.0.0.1 A:127.0.0.2]", "id=0x4242 NOERROR tc [A:127.0.0.1 A:127.0.0.2]",
+            "id=0x4242 NOERROR tc []", "id=0x4242 NOERROR tc [A:127.0.0.1]"], got
+
+
 def case_malformed_gets_the_query_id(port: int):
     got = [udp(port, "bad.test", qid=0xBEEF), tcp(port, "bad.test", qid=0x0102)]
     return [bytes.fromhex("beef818000010001"), bytes.fromhex("0102818000010001")], got
@@ -240,7 +250,8 @@ def check_bad_usage(gate: Gate) -> None:
         gate.check(f"bad_zone {spec}", proc.returncode == 2 and len(lines) == 1,
                    f"exit {proc.returncode}, stderr {proc.stderr.strip()!r}")
     proc = subprocess.run([PY, STUB, "--help"], capture_output=True, text=True, timeout=30)
-    gate.check("help_documents_the_grammar", proc.returncode == 0 and "SPEC := MODIFIER* ACTION" in proc.stdout,
+    gate.check("help_documents_the_grammar", proc.returncode == 0 and "SPEC := MODIFIER* ACTION" in proc.stdout
+               and "truncated-tcp:" in proc.stdout,
                f"exit {proc.returncode}")
 
 
