@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from harness import Gate
+from harness.args import default_work
 
 FUZZ = Path(__file__).resolve().parent
 
@@ -99,7 +100,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=int(os.environ.get("TLSLAB_FUZZ_SEED", "1")),
                         help="libFuzzer -seed (default $TLSLAB_FUZZ_SEED or 1)")
-    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TLSLAB_WORK", "/tmp/tlslab-work")))
+    parser.add_argument("--work", type=Path, default=Path(default_work()))
     args = parser.parse_args()
     if not os.access(args.fuzzer, os.X_OK):
         print(f"run_fuzz.py: no fuzzer at {args.fuzzer}", file=sys.stderr)

@@ -22,8 +22,8 @@ A term is one of
     SOURCE.KEY OP VALUE   OP is = > < or ~ (holds VALUE as a part: a word of a detail_text, whose
                           spaces no term can hold); SOURCE is summary, shim, a peer (server, server2, dns, mux),
                           each (every attempt's KEY) or seq (the attempts' KEYs in conn order,
-                          VALUE a comma list). KEY[SUB] reads a table's entry; a table of counts
-                          compared with a number is summed ({"udp": 1, "tcp": 1} = 2).
+                          VALUE a comma list, compared whole: = only). KEY[SUB] reads a table's entry;
+                          a table of counts compared with a number is summed ({"udp": 1, "tcp": 1} = 2).
 Placeholders such as {port} are expanded before parsing (harness/cases.py says which).
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Optional
 
 OUTCOME = re.compile(r"^([a-z]+/-?\d+(?:\|[a-z]+/-?\d+)*)\*(\d+)$")
 COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<|~)(.+)$")
-WALL = re.compile(r"^wall(<|>)([\d.]+)$")
+WALL = re.compile(r"^wall(<|>)(\d+(?:\.\d+)?)$")
 CPU_VS = re.compile(r"^cpu<(\d+(?:\.\d+)?)\*([A-Za-z0-9][A-Za-z0-9_./-]*)$")
 BUSY = re.compile(r"^busy<(0?\.\d+)$")
 # Bounds in machine-speed units: a figure the client reports in milliseconds, compared with a fixed
@@ -89,6 +89,13 @@ class Expectation:
                 or self.exit not in (None, 0))
 
 
+def _once(exp: Expectation, attr: str, value, term: str) -> None:
+    """Sets a term that takes one value: given twice, the value not kept would go unjudged."""
+    if getattr(exp, attr) is not None:
+        raise ExpectError(f"{term!r}: {attr} given twice (a line holds one; the other would go unjudged)")
+    setattr(exp, attr, value)
+
+
 def parse(text: str) -> Expectation:
     exp = Expectation(text)
     for term in text.split():
@@ -96,17 +103,18 @@ def parse(text: str) -> Expectation:
             exp.outcomes[m[1]] = exp.outcomes.get(m[1], 0) + int(m[2])
         elif term.startswith("signal="):
             name = term.split("=", 1)[1]
-            if not name.startswith("SIG") or not hasattr(signals, name):
+            # a Signals member only: SIG_DFL and SIG_BLOCK are 0, which a run nobody killed would hold
+            if not name.startswith("SIG") or not isinstance(getattr(signals, name, None), signals.Signals):
                 raise ExpectError(f"unknown signal {name!r}")
-            exp.signal = int(getattr(signals, name))
+            _once(exp, "signal", int(getattr(signals, name)), term)
         elif m := COUNT.match(term):
-            setattr(exp, {"stderr.lines": "stderr_lines"}.get(m[1], m[1]), int(m[2]))
+            _once(exp, {"stderr.lines": "stderr_lines"}.get(m[1], m[1]), int(m[2]), term)
         elif m := WALL.match(term):
             exp.wall.append((m[1], float(m[2])))
         elif m := CPU_VS.match(term):
             exp.cpu_vs.append((float(m[1]), m[2]))
         elif m := BUSY.match(term):
-            exp.busy = float(m[1])
+            _once(exp, "busy", float(m[1]), term)
         elif term.startswith("stderr~") and len(term) > len("stderr~"):
             exp.stderr_words.append(term[len("stderr~"):])
         elif m := COMPARE.match(term):
@@ -114,6 +122,8 @@ def parse(text: str) -> Expectation:
                 raise ExpectError(f"{term!r} bounds a figure in machine-speed units: compare with a control "
                                   f"(cpu<K*CASE), bound the share of a wait (busy<R), or bound wall beside a "
                                   f"deadline the client is given (harness/README.md)")
+            if m[1] == "seq" and m[4] != "=":  # _compare reads seq whole: any other op would be judged as =
+                raise ExpectError(f"{term!r}: seq compares the whole list in conn order, with = only")
             exp.compares.append(Compare(m[1], m[2], m[3], m[4], m[5]))
         else:
             raise ExpectError(f"unknown expectation term {term!r} (see harness/expect.py)")

@@ -2,8 +2,9 @@
 """Every recorded mutant still applies (label unit, well under a second, no build needed).
 
 Loads mutants/mutants.toml with the runner's own loader: each row well formed, each `find`
-occurring exactly once in its client source and not inside a comment. A client edit that
-moves code under a mutant turns this red at once, not minutes later in the mutants gate.
+occurring exactly once in its source and not inside a comment (nor a docstring, in harness/),
+each harness/ mutant compiling. An edit that moves code under a mutant turns this red at once,
+not minutes later in the mutants gate.
 
     /usr/bin/python3 mutants/check_rows.py [--rows FILE]
 """
@@ -24,7 +25,9 @@ def main() -> int:
     gate = Gate("mutants_rows")
     try:
         mutants = load(ns.rows, HERE.parent)
-        gate.check("rows-apply", True, f"{len(mutants)} mutants, each `find` once in code")
+        judges = sum(m.in_harness for m in mutants)
+        gate.check("rows-apply", True, f"{len(mutants)} mutants: {len(mutants) - judges} of client/, "
+                                       f"{judges} of harness/; each `find` once in code")
     except RowError as e:
         gate.check("rows-apply", False, str(e))
     return gate.finish()

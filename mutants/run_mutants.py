@@ -11,6 +11,12 @@ place of the program. A case passes when the verdict (killed / survived) is the 
 a mutant recorded killed that survives is a hole in a gate; one recorded survived that is now
 killed must be re-recorded.
 
+A mutant of the lab library (a `file` under harness/: the judge, harness/expect.py, and the case
+grammar's load checks) needs no build: it is applied to a copy of harness/ in the scratch folder,
+never to the tree (other gates import harness/ while this runs), and its rows (unit:harness_judge)
+run as `python3 -m harness.tests.test_judge` from that copy's folder, so the copy is what they
+import; the same rows from an unmutated copy are its control. Killed: the self-test exits nonzero.
+
     run_mutants.py --build-dir BUILD [NAME ...]        # the gate (CTest gives --build-dir)
     run_mutants.py --build-dir BUILD --list            # the mutants and their rows
 """
@@ -20,15 +26,17 @@ import argparse
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from build import Builder, BuildError, Program
-from gate_rows import GateRow, GateRows
-from harness import Gate, RowError, bad_input
-from rows import Mutant, load
+from gate_rows import GateRow, GateRows, first_failure
+from harness import PY, Gate, RowError, bad_input
+from harness.args import default_work
+from rows import Mutant, harness_module, load
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -36,6 +44,8 @@ ROOT = HERE.parent
 # A source each compiles: its unchanged copy, rebuilt and relinked, is the relink control.
 RELINK_SOURCE = {"tlsnb": "client/outcome.cc", "tlsnb_units": "client/outcome.cc",
                  "dns_judge_dump": "client/dns_judge.cc", "fuzz_dns_name": "client/dns_name.cc"}
+CONTROL_COPY = "control-harness"   # the scratch folder of the unmutated copy of harness/ every mutant starts from
+LIBRARY_LIMIT_S = 60.0   # a self-test of the library takes well under a second: past this, a mutant that hangs it
 
 
 def parse_args() -> argparse.Namespace:
@@ -56,7 +66,7 @@ def build_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gtest-libs", nargs="+", default=["-lgtest_main", "-lgtest"], help="GoogleTest to link the units with")
     p.add_argument("--san-flags", default="", help="the ASan+UBSan flags (TLSLAB_SAN_FLAGS), one string")
     p.add_argument("--fuzz-flags", default="", help="the libFuzzer flags (TLSLAB_FUZZ_FLAGS), one string")
-    p.add_argument("--work", type=Path, default=Path(os.environ.get("TLSLAB_WORK", "/tmp/tlslab-work")))
+    p.add_argument("--work", type=Path, default=Path(default_work()))
 
 
 def programs(ns) -> dict[str, Program]:
@@ -184,15 +194,97 @@ class Replay:
             if ref in self.broken:
                 self.gate.check(case, False, "its control failed: the row proves nothing")
                 continue
-            ok, detail, secs = self.run(refs[ref], {p: built[p] for p in self.needs(refs[ref])}, m.name)
-            got = "survived" if ok else "killed"
-            if got == expected:
-                self.gate.check(case, True, f"{got} as recorded: {detail}  [row {secs:.1f} s]")
-            else:
-                hint = "a hole in the gate: the row no longer kills it" if expected == "killed" else "re-record the row"
-                self.gate.check(case, False, f"expected {expected}, got {got} ({hint}): {detail}  [row {secs:.1f} s]"
-                                             f"\n  rerun: {self.rerun} {m.name}")
+            result = self.run(refs[ref], {p: built[p] for p in self.needs(refs[ref])}, m.name)
+            recorded(self.gate, case, expected, result, f"{self.rerun} {m.name}")
         print(f"TIME {m.name} {time.monotonic() - start:.1f} s (build {build_s:.1f} s)", flush=True)
+
+
+def recorded(gate: Gate, case: str, expected: str, result: tuple[bool, str, float], rerun: str) -> None:
+    """One row's verdict on a mutant, held to its record: a recorded kill that survives is a hole in
+    the gate; a recorded survivor that is now killed must be re-recorded."""
+    held, detail, secs = result
+    got = "survived" if held else "killed"
+    if got == expected:
+        gate.check(case, True, f"{got} as recorded: {detail}  [row {secs:.1f} s]")
+    else:
+        hint = "a hole in the gate: the row no longer kills it" if expected == "killed" else "re-record the row"
+        gate.check(case, False, f"expected {expected}, got {got} ({hint}): {detail}  [row {secs:.1f} s]"
+                                f"\n  rerun: {rerun}")
+
+
+class LibraryReplay:
+    """The mutants of the lab library (harness/*.py), judged by its own self-tests: each applied to a
+    copy of harness/ in the scratch folder (the tree's is imported by gates running beside this one),
+    each row run from that copy's folder, so that `import harness` is the copy. No build is needed."""
+
+    def __init__(self, gate: Gate, scratch: Path, rerun: str):
+        self.gate, self.scratch, self.rerun = gate, scratch, rerun
+        self.broken: set[str] = set()   # rows whose control failed
+
+    def copy(self, where: str, m: Mutant | None = None) -> Path:
+        """SCRATCH/WHERE holding a copy of harness/: the tree's for the control; for a mutant the control's
+        copy with M's edit, so that an edit made in the tree meanwhile cannot pass for a kill."""
+        source = ROOT if m is None else self.scratch / CONTROL_COPY
+        top = self.scratch / where
+        shutil.rmtree(top, ignore_errors=True)
+        shutil.copytree(source / "harness", top / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+        if m is not None:
+            (top / m.file).write_text(m.mutated_text(source))
+        return top
+
+    def run(self, ref: str, top: Path) -> tuple[bool, str, float]:
+        """REF's self-test from TOP: (held, what it said, seconds). No PYTHONPATH: the copy alone is imported."""
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH", "TLSLAB_JUNIT_DIR")}
+        env.update(TLSLAB_FAIL_FAST="1", PYTHONDONTWRITEBYTECODE="1")   # its first FAIL is the kill
+        start = time.monotonic()
+        try:
+            p = subprocess.run([PY, "-m", harness_module(ref)], cwd=top, env=env, capture_output=True, text=True,
+                               timeout=LIBRARY_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            return False, f"ran past {LIBRARY_LIMIT_S:.0f} s (killed)", time.monotonic() - start
+        if p.returncode:
+            return False, f"exit {p.returncode}: {first_failure(p.stdout, p.stderr)}", time.monotonic() - start
+        return True, (p.stdout.strip().splitlines() or ["passed"])[-1], time.monotonic() - start
+
+    def controls(self, mutants: list[Mutant]) -> None:
+        """Each row the mutants name, from an unmutated copy: it must hold, or a kill proves nothing."""
+        top = self.copy(CONTROL_COPY) if mutants else None
+        for ref in dict.fromkeys(ref for m in mutants for ref, _ in m.cases()):
+            ok, detail, secs = self.run(ref, top)
+            if not self.gate.check(f"control/{ref}", ok, f"an unmutated copy of harness/: {detail}  [{secs:.1f} s]"):
+                self.broken.add(ref)
+
+    def mutant(self, m: Mutant) -> None:
+        try:
+            top = self.copy(m.name, m)
+        except RowError as e:  # the module no longer holds its `find`
+            self.gate.check(m.name, False, str(e))
+            return
+        for ref, expected in m.cases():
+            case = f"{m.name}/{ref}"
+            if ref in self.broken:
+                self.gate.check(case, False, "its control failed: the row proves nothing")
+                continue
+            recorded(self.gate, case, expected, self.run(ref, top), f"{self.rerun} {m.name}")
+
+
+def client_rows(ns, build: Path, client: list[Mutant],
+                real: dict[str, str]) -> tuple[GateRows, dict[str, GateRow], Builder]:
+    """The gate rows the client's mutants name, found among the build's CTest tests, and the builder,
+    every object those rows' programs need built and none older than its source."""
+    gate_rows = GateRows(build)
+    refs: dict[str, GateRow] = {}
+    for m in client:
+        for ref, _ in m.cases():
+            if ref not in refs:
+                try:
+                    refs[ref] = gate_rows.resolve(ref)
+                except RowError as e:
+                    raise RowError(f"{m.where}: {m.name}: {e}") from e
+    builder = Builder(build, programs(ns))
+    for name in {p for row in refs.values() for p in gate_rows.programs_in(row, set(real.values()))}:
+        builder.objects(next(k for k, v in real.items() if v == name))  # built, none older than its source
+    return gate_rows, refs, builder
 
 
 def main() -> int:
@@ -210,20 +302,10 @@ def main() -> int:
         for m in selected:
             print(f"{m.name}: {m.file}: {m.breaks} -> " + ", ".join(f"{r}={v}" for r, v in m.cases()))
         return 0
+    client = [m for m in selected if not m.in_harness]   # relinked from the build; the others need none
     real = {name: path for name, path in built_paths(build).items() if Path(path).is_file()}
     try:
-        gate_rows = GateRows(build)
-        refs: dict[str, GateRow] = {}
-        for m in selected:
-            for ref, _ in m.cases():
-                if ref not in refs:
-                    try:
-                        refs[ref] = gate_rows.resolve(ref)
-                    except RowError as e:
-                        raise RowError(f"{m.where}: {m.name}: {e}") from e
-        builder = Builder(build, programs(ns))
-        for name in {p for row in refs.values() for p in gate_rows.programs_in(row, set(real.values()))}:
-            builder.objects(next(k for k, v in real.items() if v == name))  # built, none older than its source
+        gate_rows, refs, builder = client_rows(ns, build, client, real) if client else (None, {}, None)
     except (RowError, BuildError) as e:
         bad_input("run_mutants.py", e)
 
@@ -232,12 +314,18 @@ def main() -> int:
     scratch.mkdir(parents=True)
     rerun = shlex.join([sys.executable, sys.argv[0], *[a for a in sys.argv[1:] if a not in ns.names]])
     replay = Replay(gate_rows, builder, real, scratch, rerun)
+    library = LibraryReplay(replay.gate, scratch, rerun)
     began = time.monotonic()
     try:
-        replay.prebuild(replay.wanted(refs, selected), ns.jobs)   # refs: the selected mutants' rows, in order
+        if client:
+            replay.prebuild(replay.wanted(refs, client), ns.jobs)   # refs: the selected mutants' rows, in order
         replay.controls(refs)
+        library.controls([m for m in selected if m.in_harness])
         for m in selected:
-            replay.mutant(m, refs)
+            if m.in_harness:
+                library.mutant(m)
+            else:
+                replay.mutant(m, refs)
     except RowError as e:  # a gate refused its arguments (exit 2): no verdict after it holds
         bad_input("run_mutants.py", e)
     print(f"TIME total {time.monotonic() - began:.1f} s", flush=True)

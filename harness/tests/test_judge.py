@@ -1,0 +1,477 @@
+"""The judge judged: every form of the expect grammar, held and failed before the lab's own judge.
+
+Each form of harness/expect.py's grammar is held by a run that must hold it and failed by one that
+must fail it; the terms parse() must refuse are refused; and the load-time checks of the case
+grammar (harness/cases.py) that are part of its contract refuse what they must.
+
+Every gate stands on judge(): a judge that stops judging a kind of term turns every gate that uses
+it green silently, because each gate row also passes when its terms are not judged. Each failing
+case names what the judge must say (a word of its problems), so a problem reported for the wrong
+reason does not count. mutants/mutants.toml's judge mutants prove that each case bites.
+
+    /usr/bin/python3 -m harness.tests.test_judge [--list] [--only FORM|CASE ...]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..cases import load_cases
+from ..expect import ExpectError, judge, parse
+from ..gate import Gate
+from ..rows import RowError
+from ..runs import Run
+
+
+# ---- what a judge is shown --------------------------------------------------------------------
+
+@dataclass
+class Seen:
+    """One run, the peers' reports, the control runs its cpu<K*CASE terms name."""
+    run: Run
+    reports: dict = field(default_factory=dict)
+    controls: dict = field(default_factory=dict)
+
+
+def lines(outcomes: str, **fields) -> list[dict]:
+    """'ok/0*2 handshake/-1*1' as attempt lines in that order, conn 0, 1, ..., each with FIELDS."""
+    out = []
+    for term in outcomes.split():
+        key, n = term.rsplit("*", 1)
+        stage, detail = key.split("/")
+        out += [{"stage": stage, "detail": int(detail), **fields} for _ in range(int(n))]
+    return [{**a, "conn": a.get("conn", i)} for i, a in enumerate(out)]
+
+
+def ran(outcomes: str = "", attempts: Optional[list[dict]] = None, rc: int = 0, signal: int = 0,
+        stderr: str = "", wall: float = 1.0, cpu: float = 0.125, summary: Optional[dict] = None,
+        problem: str = "", reports: Optional[dict] = None, controls: Optional[dict] = None) -> Seen:
+    """A run as harness.runs.run_client would have made it (cpu and wall in powers of two: exact edges)."""
+    run = Run(argv=["tlsnb"], rc=rc, signal=signal, attempts=lines(outcomes) if attempts is None else attempts,
+              summary=summary or {}, stderr=stderr, wall_s=wall, cpu_s=cpu, problem=problem)
+    return Seen(run, reports or {}, controls or {})
+
+
+def control(cpu: float) -> Run:
+    return Run(argv=["tlsnb"], rc=0, signal=0, cpu_s=cpu, wall_s=1.0)
+
+
+SUMMARY = {"type": "summary", "ok": 4, "failed": 0, "version": "TLSv1.3", "resumed": True,
+           "dns_queries": {"udp": 1, "tcp": 1}, "cpu_ms": 12.5, "wall_ms": 250, "cpu_ms_per_conn": 3.1}
+SERVER = {"requests": 40, "bad_bodies": 0, "early_data": "none", "sni": {"hooks.test": 3, "other.test": 1}}
+SHIM = {"active": True, "calls": 120, "eagain": 7, "settings": "eagain_every=3"}
+VERIFY = "certificate verify failed"
+
+NONE = ran()
+OK4 = ran("ok/0*4", summary=SUMMARY, reports={"server": SERVER, "shim": SHIM, "dns": {"queries": 2}})
+OK4_BROKEN_LINE = ran("ok/0*4", problem="stdout line 5 is not JSON (Expecting value): '{oops'")
+OK4_HUNG = ran("ok/0*4", problem="still running after 30 s (killed)")
+OK4_HS1 = ran("ok/0*4 handshake/10*1")
+OK3 = ran("ok/0*3")
+RESET2 = ran("handshake/-1*2")
+MIX = ran("ok/0*2 read/0*1")
+MIX_OVER = ran("ok/0*2 read/0*2")
+MIX_SHORT = ran("ok/0*1 read/0*1")
+MIX_OUTSIDE = ran("ok/0*2 handshake/10*1")
+MIX_THREE = ran("ok/0*1 read/0*1 handshake/10*1")
+NOT_RESUMED = ran("ok/0*1", summary={"resumed": False})
+EXIT2 = ran(rc=2, stderr="tlsnb: --cafile: file is empty\n")
+TWO_LINES = ran(rc=2, stderr="tlsnb: --count: not a number\nusage: tlsnb [options] TARGET:PORT\n")
+PIPED = ran("ok/0*1", signal=13)    # died by SIGPIPE after one attempt line (rc 0, as run_client sets it)
+KILLED = ran("ok/0*1", signal=9)
+EACH = ran(attempts=lines("ok/0*3", requests_done=5, ms=120, detail_text=VERIFY, resumed=True,
+                          tls={"version": "TLSv1.3"}))
+EACH_LAST_DIFFERS = ran(attempts=lines("ok/0*2", requests_done=5, resumed=True)
+                        + [{"stage": "ok", "detail": 0, "conn": 2, "requests_done": 4, "resumed": False}])
+# printed out of conn order (as a loop finishing them in another order prints them), slot = conn
+OUT_OF_ORDER = ran(attempts=[{"stage": "ok", "detail": 0, "conn": c, "slot": c} for c in (2, 0, 1)])
+UNDER_FIVE, AT_FIVE, OVER_FIVE = ran(wall=4.875), ran(wall=5.0), ran(wall=5.125)
+QUICK, MID, LATE = ran(wall=1.0), ran(wall=3.0), ran(wall=6.0)
+NORMAL = {"normal": control(0.25)}
+CHEAP = ran(cpu=0.375, controls=NORMAL)          # 1.5 x normal's
+AT_TWICE = ran(cpu=0.5, controls=NORMAL)         # exactly 2 x normal's
+COSTLY = ran(cpu=1.0, controls=NORMAL)
+CHEAP_TWO = ran(cpu=0.375, controls={**NORMAL, "other": control(0.125)})
+NO_CONTROL = ran(cpu=0.375)
+WRONG_CONTROL = ran(cpu=0.375, controls={"other": control(0.25)})
+WAITED = ran(cpu=0.125, wall=1.0)
+HALF_BUSY = ran(cpu=0.5, wall=1.0)
+SPUN = ran(cpu=0.9375, wall=1.0)
+UNTIMED = ran(cpu=0.0, wall=0.0)
+
+HOLDS = ("holds", "")
+
+
+def fails(word: str) -> tuple[str, str]:
+    """The judge must find a problem, and say WORD in it."""
+    return ("fails", word)
+
+
+def refused(word: str) -> tuple[str, str]:
+    """parse() (or load_cases) must refuse the text, saying WORD."""
+    return ("refused", word)
+
+
+LOADS = ("loads", "")
+
+# ---- every form of the grammar, judged, and the terms parse() must refuse ---------------------------
+
+JUDGED = {  # form: [(case, expect, shown, verdict)]
+    # STAGE/DETAIL*N: all such terms together are the whole count
+    "outcome": [
+        ("exact",                   "ok/0*4",                OK4,     HOLDS),
+        ("count-one-over",          "ok/0*3",                OK4,     fails("outcomes {")),
+        ("count-one-short",         "ok/0*5",                OK4,     fails("outcomes {")),
+        ("attempt-no-term-counts",  "ok/0*4",                OK4_HS1, fails("handshake/10")),
+        ("term-never-seen",         "ok/0*4 handshake/10*1", OK4,     fails("outcomes {")),
+        ("negative-detail",         "handshake/-1*2",        RESET2,  HOLDS),
+        ("negative-sign-matters",   "handshake/1*2",         RESET2,  fails("handshake/-1")),
+        ("terms-sum-to-the-whole",  "ok/0*2 ok/0*2",         OK4,     HOLDS),
+        ("terms-sum-one-short",     "ok/0*2 ok/0*1",         OK4,     fails("outcomes {")),
+        ("two-outcomes",            "ok/0*4 handshake/10*1", OK4_HS1, HOLDS),
+        ("none-expected-none-seen", "ok/0*0",                NONE,    HOLDS),
+        ("none-expected-one-seen",  "ok/0*0",                OK3,     fails("outcomes {")),
+    ],
+    # A|B*N: N attempts ended A or B in any mix
+    "alternatives": [
+        ("mixed",              "ok/0|read/0*3",                MIX,         HOLDS),
+        ("one-side-only",      "ok/0|read/0*3",                OK3,         HOLDS),
+        ("beside-a-term",      "ok/0|read/0*2 handshake/10*1", MIX_THREE,   HOLDS),
+        ("count-one-over",     "ok/0|read/0*3",                MIX_OVER,    fails("outcomes {")),
+        ("count-one-short",    "ok/0|read/0*3",                MIX_SHORT,   fails("outcomes {")),
+        ("outside-the-choice", "ok/0|read/0*3",                MIX_OUTSIDE, fails("handshake/10")),
+    ],
+    # exit=N
+    "exit": [
+        ("same-code",          "exit=2", EXIT2, HOLDS),
+        ("zero",               "exit=0", OK4,   HOLDS),
+        ("code-one-under",     "exit=3", EXIT2, fails("exit 2, expected 3")),
+        ("code-one-over",      "exit=1", EXIT2, fails("exit 2, expected 1")),
+        ("a-death-is-no-exit", "exit=0", PIPED, fails("exit 0, expected 0")),
+    ],
+    # signal=NAME; none expected: any signal fails
+    "signal": [
+        ("same-signal",         "signal=SIGPIPE ok/0*1", PIPED,  HOLDS),
+        ("other-signal",        "signal=SIGPIPE",        KILLED, fails("expected death by SIGPIPE")),
+        ("exit-without-signal", "signal=SIGPIPE",        OK4,    fails("expected death by SIGPIPE")),
+        ("none-expected",       "ok/0*1",                PIPED,  fails("killed by signal 13")),
+    ],
+    # attempts=N
+    "attempts": [
+        ("same-count",      "attempts=4", OK4,   HOLDS),
+        ("none",            "attempts=0", EXIT2, HOLDS),
+        ("count-one-over",  "attempts=3", OK4,   fails("4 attempt lines")),
+        ("count-one-short", "attempts=5", OK4,   fails("4 attempt lines")),
+    ],
+    # stderr.lines=N
+    "stderr.lines": [
+        ("one-line",        "stderr.lines=1", EXIT2,     HOLDS),
+        ("silent",          "stderr.lines=0", OK4,       HOLDS),
+        ("count-one-over",  "stderr.lines=1", TWO_LINES, fails("stderr has 2 lines")),
+        ("count-one-short", "stderr.lines=2", EXIT2,     fails("stderr has 1 lines")),
+    ],
+    # stderr~WORD, case and all; every word
+    "stderr~": [
+        ("word-held",       "stderr~--cafile",              EXIT2, HOLDS),
+        ("every-word-held", "stderr~--cafile stderr~empty", EXIT2, HOLDS),
+        ("word-absent",     "stderr~--name",                EXIT2, fails("'--name'")),
+        ("case-matters",    "stderr~Empty",                 EXIT2, fails("'Empty'")),
+        ("one-word-absent", "stderr~--cafile stderr~gone",  EXIT2, fails("'gone'")),
+    ],
+    # wall<S, wall>S, strict at the edge
+    "wall<": [
+        ("under",       "wall<5", UNDER_FIVE, HOLDS),
+        ("at-the-edge", "wall<5", AT_FIVE,    fails("wall 5.00 s, expected < 5")),
+        ("over",        "wall<5", LATE,       fails("expected < 5")),
+    ],
+    "wall>": [
+        ("over",                "wall>5",        OVER_FIVE, HOLDS),
+        ("at-the-edge",         "wall>5",        AT_FIVE,   fails("wall 5.00 s, expected > 5")),
+        ("under",               "wall>5",        QUICK,     fails("expected > 5")),
+        ("both-bounds-between", "wall>1 wall<5", MID,       HOLDS),
+        ("both-bounds-above",   "wall>1 wall<5", LATE,      fails("expected < 5")),
+    ],
+    # cpu<K*CASE: under K times the control's CPU, strict; the control must have run
+    "cpu<K*CASE": [
+        ("under",                "cpu<2*normal",             CHEAP,         HOLDS),
+        ("fractional-k",         "cpu<1.75*normal",          CHEAP,         HOLDS),
+        ("at-the-edge",          "cpu<2*normal",             AT_TWICE,      fails("expected < 2 x normal's")),
+        ("over",                 "cpu<2*normal",             COSTLY,        fails("expected < 2 x normal's")),
+        ("fractional-k-over",    "cpu<1.5*normal",           CHEAP,         fails("expected < 1.5 x normal's")),
+        ("every-control-judged", "cpu<2*normal cpu<2*other", CHEAP_TWO,     fails("other's")),
+        ("control-missing",      "cpu<2*normal",             NO_CONTROL,    fails("normal has no run")),
+        ("another-control-only", "cpu<2*normal",             WRONG_CONTROL, fails("normal has no run")),
+    ],
+    # busy<R: CPU over wall under R, strict; a run of no wall is not shown waiting
+    "busy<R": [
+        ("waited",      "busy<0.5", WAITED,    HOLDS),
+        ("at-the-edge", "busy<0.5", HALF_BUSY, fails("busy 0.50")),
+        ("spun",        "busy<0.5", SPUN,      fails("busy 0.94")),
+        ("no-wall",     "busy<0.5", UNTIMED,   fails("busy 1.00")),
+    ],
+    # summary.KEY=V >V <V ~V
+    "summary": [
+        ("equal",               "summary.ok=4",            OK4, HOLDS),
+        ("equal-as-number",     "summary.ok=4.0",          OK4, HOLDS),
+        ("equal-one-off",       "summary.ok=3",            OK4, fails("summary.ok = 4")),
+        ("equal-text",          "summary.version=TLSv1.3", OK4, HOLDS),
+        ("equal-text-is-whole", "summary.version=TLSv1",   OK4, fails("summary.version")),
+        ("greater",             "summary.ok>3",            OK4, HOLDS),
+        ("greater-at-the-edge", "summary.ok>4",            OK4, fails("expected >4")),
+        ("less",                "summary.ok<5",            OK4, HOLDS),
+        ("less-at-the-edge",    "summary.ok<4",            OK4, fails("expected <4")),
+        ("part",                "summary.version~1.3",     OK4, HOLDS),
+        ("part-absent",         "summary.version~1.2",     OK4, fails("expected ~1.2")),
+        ("key-absent",          "summary.nothing=0",       OK4, fails("summary.nothing = None")),
+        ("no-summary-line",     "summary.ok=4",            OK3, fails("summary.ok = None")),
+    ],
+    # shim.KEY (the I/O shim's report)
+    "shim": [
+        ("equal",               "shim.eagain=7",          OK4, HOLDS),
+        ("equal-one-off",       "shim.eagain=8",          OK4, fails("shim.eagain = 7")),
+        ("greater",             "shim.eagain>0",          OK4, HOLDS),
+        ("greater-at-the-edge", "shim.eagain>7",          OK4, fails("shim.eagain = 7")),
+        ("less",                "shim.calls<121",         OK4, HOLDS),
+        ("less-at-the-edge",    "shim.calls<120",         OK4, fails("shim.calls = 120")),
+        ("part",                "shim.settings~eagain",   OK4, HOLDS),
+        ("part-absent",         "shim.settings~max_send", OK4, fails("shim.settings")),
+        ("no-report",           "shim.eagain>0",          OK3, fails("shim: no report")),
+    ],
+    # a peer's REPORT (server, dns, ...)
+    "peer": [
+        ("equal",               "server.requests=40",         OK4, HOLDS),
+        ("equal-one-off",       "server.requests=41",         OK4, fails("server.requests = 40")),
+        ("greater",             "server.requests>39",         OK4, HOLDS),
+        ("greater-at-the-edge", "server.requests>40",         OK4, fails("server.requests = 40")),
+        ("less",                "server.bad_bodies<1",        OK4, HOLDS),
+        ("less-at-the-edge",    "server.requests<40",         OK4, fails("server.requests = 40")),
+        ("part",                "server.early_data~none",     OK4, HOLDS),
+        ("part-absent",         "server.early_data~received", OK4, fails("server.early_data")),
+        ("another-peer",        "dns.queries=2",              OK4, HOLDS),
+        ("no-report",           "server.requests=40",         OK3, fails("server: no report")),
+        ("a-peer-not-started",  "server2.requests=0",         OK4, fails("server2: no report")),
+    ],
+    # each.KEY: every attempt, and at least one
+    "each": [
+        ("equal",               "each.requests_done=5",     EACH,              HOLDS),
+        ("equal-last-differs",  "each.requests_done=5",     EACH_LAST_DIFFERS, fails("each.requests_done=5")),
+        ("greater",             "each.ms>119",              EACH,              HOLDS),
+        ("greater-at-the-edge", "each.ms>120",              EACH,              fails("each.ms>120")),
+        ("less",                "each.ms<121",              EACH,              HOLDS),
+        ("less-at-the-edge",    "each.ms<120",              EACH,              fails("each.ms<120")),
+        ("part",                "each.detail_text~verify",  EACH,              HOLDS),
+        ("part-absent",         "each.detail_text~expired", EACH,              fails("each.detail_text~expired")),
+        ("key-absent",          "each.nothing=0",           EACH,              fails("each.nothing=0")),
+        ("over-no-attempts",    "each.requests_done=5",     NONE,              fails("no attempts")),
+    ],
+    # seq.KEY=V,V,...: the attempts' values in conn order, whole
+    "seq": [
+        ("conn-order",              "seq.slot=0,1,2",   OUT_OF_ORDER, HOLDS),
+        ("print-order",             "seq.slot=2,0,1",   OUT_OF_ORDER, fails("seq.slot = 0,1,2")),
+        ("same-values-other-order", "seq.slot=0,2,1",   OUT_OF_ORDER, fails("seq.slot = 0,1,2")),
+        ("one-value-short",         "seq.slot=0,1",     OUT_OF_ORDER, fails("seq.slot = 0,1,2")),
+        ("one-value-over",          "seq.slot=0,1,2,3", OUT_OF_ORDER, fails("seq.slot = 0,1,2")),
+        ("over-no-attempts",        "seq.slot=0",       NONE,         fails("seq.slot = ,")),
+    ],
+    # KEY[SUB]: a table's entry
+    "KEY[SUB]": [
+        ("entry",               "server.sni[hooks.test]=3",  OK4,  HOLDS),
+        ("entry-one-off",       "server.sni[hooks.test]=4",  OK4,  fails("server.sni[hooks.test] = 3")),
+        ("entry-absent",        "server.sni[absent.test]>0", OK4,  fails("server.sni[absent.test] = None")),
+        ("not-a-table",         "summary.ok[x]=4",           OK4,  fails("summary.ok[x] = None")),
+        ("in-each",             "each.tls[version]=TLSv1.3", EACH, HOLDS),
+        ("in-each-other-value", "each.tls[version]=TLSv1.2", EACH, fails("each.tls=TLSv1.2")),
+    ],
+    # a table of counts compared with a number is summed
+    "table-sum": [
+        ("equal",            "summary.dns_queries=2", OK4, HOLDS),
+        ("equal-one-entry",  "summary.dns_queries=1", OK4, fails("summary.dns_queries = {")),
+        ("greater",          "summary.dns_queries>1", OK4, HOLDS),
+        ("less-at-the-edge", "summary.dns_queries<2", OK4, fails("expected <2")),
+        ("a-peer-table",     "server.sni>3",          OK4, HOLDS),
+    ],
+    # booleans: true, false
+    "boolean": [
+        ("true",              "summary.resumed=true",  OK4,               HOLDS),
+        ("true-is-not-false", "summary.resumed=false", OK4,               fails("summary.resumed = True")),
+        ("false",             "summary.resumed=false", NOT_RESUMED,       HOLDS),
+        ("false-is-not-true", "summary.resumed=true",  NOT_RESUMED,       fails("summary.resumed = False")),
+        ("each-true",         "each.resumed=true",     EACH,              HOLDS),
+        ("each-one-false",    "each.resumed=true",     EACH_LAST_DIFFERS, fails("each.resumed=true")),
+    ],
+    # machine-speed figures: a lower bound is a wait's, an upper bound is refused
+    "machine-speed": [
+        ("wall-ms-lower-bound", "summary.wall_ms>100",       OK4, HOLDS),
+        ("per-conn-above-zero", "summary.cpu_ms_per_conn>0", OK4, HOLDS),
+    ],
+    # a run that broke the contract fails whatever its terms say
+    "problem": [
+        ("none",             "ok/0*4",            OK4,             HOLDS),
+        ("every-term-holds", "ok/0*4",            OK4_BROKEN_LINE, fails("not JSON")),
+        ("hung",             "ok/0*4 attempts=4", OK4_HUNG,        fails("still running")),
+    ],
+}
+
+REFUSED = {  # form: [(case, expect, verdict)]
+    "signal": [
+        ("unknown-name",           "signal=SIGFOO",      refused("SIGFOO")),
+        ("without-sig",            "signal=PIPE",        refused("PIPE")),
+        ("a-handler-not-a-signal", "signal=SIG_DFL",     refused("SIG_DFL")),
+        ("a-mask-op-not-a-signal", "signal=SIG_SETMASK", refused("SIG_SETMASK")),
+    ],
+    "busy<R": [
+        ("one",      "busy<1",   refused("busy<1")),
+        ("over-one", "busy<1.5", refused("busy<1.5")),
+    ],
+    "seq": [
+        ("less",    "seq.slot<3", refused("seq.slot")),
+        ("greater", "seq.slot>0", refused("seq.slot")),
+        ("part",    "seq.slot~1", refused("seq.slot")),
+    ],
+    "machine-speed": [
+        ("cpu-ms",          "summary.cpu_ms<100",        refused("machine-speed")),
+        ("wall-ms",         "summary.wall_ms<1000",      refused("machine-speed")),
+        ("cpu-ms-per-conn", "summary.cpu_ms_per_conn<1", refused("machine-speed")),
+        ("a-table-entry",   "summary.cpu_ms[user]<1",    refused("machine-speed")),
+    ],
+    "unknown": [
+        ("a-word",                "frobnicate",               refused("'frobnicate'")),
+        ("outcome-without-count", "ok/0",                     refused("'ok/0'")),
+        ("outcome-empty-count",   "ok/0*",                    refused("'ok/0*'")),
+        ("stage-in-capitals",     "OK/0*1",                   refused("'OK/0*1'")),
+        ("detail-in-words",       "ok/zero*1",                refused("'ok/zero*1'")),
+        ("negative-exit",         "exit=-1",                  refused("'exit=-1'")),
+        ("attempts-in-words",     "attempts=four",            refused("'attempts=four'")),
+        ("wall-equal",            "wall=5",                   refused("'wall=5'")),
+        ("wall-not-a-number",     "wall<1.2.3",               refused("'wall<1.2.3'")),
+        ("cpu-without-case",      "cpu<2*",                   refused("'cpu<2*'")),
+        ("cpu-k-in-words",        "cpu<two*normal",           refused("'cpu<two*normal'")),
+        ("stderr-without-word",   "stderr~",                  refused("'stderr~'")),
+        ("among-known-terms",     "ok/0*4 exit=0 frobnicate", refused("'frobnicate'")),
+    ],
+    # a term that takes one value given twice: the one not kept would go unjudged
+    "repeated": [
+        ("exit",         "exit=0 exit=1",                 refused("twice")),
+        ("attempts",     "attempts=4 attempts=3",         refused("twice")),
+        ("stderr-lines", "stderr.lines=1 stderr.lines=2", refused("twice")),
+        ("signal",       "signal=SIGPIPE signal=SIGKILL", refused("twice")),
+        ("busy",         "busy<0.1 busy<0.9",             refused("twice")),
+    ],
+}
+
+
+# ---- the case grammar's load-time checks (harness/cases.py) -------------------------------------------
+
+def row(case: str, expect: str, client: str = "{target}", control: str = "-", transports: str = "bio fd") -> str:
+    """One line of a case file: case transports peers client shim expect control why."""
+    return "\t".join([case, transports, "-", client, "-", expect, control, "a row of the judge's self-test"])
+
+
+SUCCEEDS = row("b", "ok/0*1")                          # a control, on both transports
+SUCCEEDS_BIO = row("b", "ok/0*1", transports="bio")    # a control on one of them
+
+LOADED = {  # form: [(case, rows, verdict)]
+    "wall<-deadline": [
+        ("beside-deadline-ms", [row("a", "ok/0*1 wall<2", "--deadline-ms 500 {target}")],    LOADS),
+        ("beside-dns-timeout", [row("a", "ok/0*1 wall<2", "--dns-timeout-ms 500 {target}")], LOADS),
+        ("without-deadline",   [row("a", "ok/0*1 wall<2")],                    refused("without a deadline")),
+        ("lower-bound-alone",  [row("a", "ok/0*1 wall>1")],                    LOADS),
+    ],
+    "cpu-control": [
+        ("present",            [row("a", "ok/0*1 cpu<2*b"), SUCCEEDS],          LOADS),
+        ("on-more-transports", [row("a", "ok/0*1 cpu<2*b", transports="bio"), SUCCEEDS], LOADS),
+        ("missing",            [row("a", "ok/0*1 cpu<2*b")],                    refused("b is not a case of")),
+        ("itself",             [row("a", "ok/0*1 cpu<2*a")],                    refused("its own control")),
+        ("lacks-a-transport",  [row("a", "ok/0*1 cpu<2*b"), SUCCEEDS_BIO],      refused("not on every transport")),
+    ],
+    "failure-control": [
+        ("outcome-with-control", [row("a", "handshake/10*1", control="b"), SUCCEEDS], LOADS),
+        ("success-needs-none",   [row("a", "ok/0*4 exit=0")],                   LOADS),
+        ("outcome-without",      [row("a", "handshake/10*1")],                  refused("needs a control")),
+        ("alternative-without",  [row("a", "ok/0|read/0*1")],                   refused("needs a control")),
+        ("exit-without",         [row("a", "exit=2 stderr~--count")],           refused("needs a control")),
+        ("signal-without",       [row("a", "signal=SIGPIPE")],                  refused("needs a control")),
+        ("control-not-a-case",   [row("a", "handshake/10*1", control="zz")],    refused("'zz' is not a case")),
+        ("expect-refused",       [row("a", "ok/0*1 frobnicate")],               refused("'frobnicate'")),
+    ],
+}
+HEADER = "\t".join(["case", "transports", "peers", "client", "shim", "expect", "control", "why"])
+
+
+# ---- running them --------------------------------------------------------------------------------
+
+def said(problems: list[str], word: str) -> tuple[bool, str]:
+    """A failing verdict holds when there are problems and they say WORD (the right one was found)."""
+    text = "; ".join(problems)
+    if not problems:
+        return False, f"held: expected a problem saying {word!r}"
+    return word in text, text[:160] if word in text else f"no {word!r} in: {text[:160]!r}"
+
+
+def judged(expect: str, seen: Seen, verdict: tuple[str, str]) -> tuple[bool, str]:
+    problems = judge(parse(expect), seen.run, seen.reports, seen.controls)
+    if verdict == HOLDS:
+        return not problems, "; ".join(problems)
+    return said(problems, verdict[1])
+
+
+def parsed(expect: str, verdict: tuple[str, str]) -> tuple[bool, str]:
+    try:
+        parse(expect)
+    except ExpectError as e:   # only ExpectError: load_cases turns it into file:line and exit 2
+        return said([str(e)], verdict[1])
+    except Exception as e:
+        return False, f"raised {e!r}, not ExpectError"
+    return False, "parsed: expected a refusal"
+
+
+def loaded(rows: list[str], verdict: tuple[str, str], folder: Path) -> tuple[bool, str]:
+    path = folder / "cases.tsv"
+    path.write_text("\n".join([HEADER, *rows]) + "\n")
+    try:
+        load_cases(path)
+    except RowError as e:
+        return (False, f"refused: {e}") if verdict == LOADS else said([str(e)], verdict[1])
+    return (True, "") if verdict == LOADS else (False, "loaded: expected a refusal")
+
+
+def all_cases(folder: Path) -> list[tuple[str, str, object]]:
+    """(form, case id, a thunk giving (ok, detail)), in the tables' order."""
+    out = [(f, f"{f}/{c}", lambda e=e, s=s, v=v: judged(e, s, v)) for f, rows in JUDGED.items() for c, e, s, v in rows]
+    out += [(f, f"{f}/{c}", lambda e=e, v=v: parsed(e, v)) for f, rows in REFUSED.items() for c, e, v in rows]
+    out += [(f, f"{f}/{c}", lambda r=r, v=v: loaded(r, v, folder)) for f, rows in LOADED.items() for c, r, v in rows]
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", nargs="*", default=[], help="run only these cases (case ids, or forms: every case of one)")
+    p.add_argument("--list", action="store_true", help="print the case ids, run nothing")
+    ns = p.parse_args()
+    gate = Gate("harness_judge")
+    with tempfile.TemporaryDirectory(prefix="harness_judge.") as tmp:
+        cases = all_cases(Path(tmp))
+        if ns.list:
+            print("\n".join(case for _, case, _ in cases))
+            return 0
+        unknown = [o for o in ns.only if o not in {c for _, c, _ in cases} | {f for f, _, _ in cases}]
+        if unknown:
+            print(f"test_judge: --only {unknown[0]}: no such case or form (--list)", file=sys.stderr)
+            return 2
+        chosen = [(f, c, t) for f, c, t in cases if not ns.only or f in ns.only or c in ns.only]
+        for _, case, thunk in chosen:
+            try:
+                ok, detail = thunk()
+            except Exception as e:  # a judge that blows up is a failure with its reason, not a stack trace
+                ok, detail = False, f"raised {e!r}"
+            gate.check(case, ok, detail)
+    print(f"harness_judge: {len(chosen)} cases over {len({f for f, _, _ in chosen})} forms", flush=True)
+    return gate.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
