@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import random
 import shlex
+import signal
 import sys
+import threading
 import time
 from typing import Optional
 
@@ -26,6 +28,7 @@ class Gate:
     seconds since the previous case as each case's time."""
 
     def __init__(self, name: str):
+        end_cleanly_on_sigterm()
         self.name = name
         self.passed = self.failed = self.skipped = 0
         self.cases: list[tuple[str, str, str]] = []   # (case, PASS|FAIL|SKIP, detail)
@@ -72,6 +75,13 @@ class Gate:
         print(f"{self.name}: {self.passed} passed, {self.failed} failed{tail} "
               f"in {time.monotonic() - self._began:.1f} s", flush=True)
         return 1 if self.failed else 0
+
+
+def end_cleanly_on_sigterm() -> None:
+    """CTest stops a gate past its TIMEOUT with SIGTERM: raised as SystemExit (143), so the gate's
+    `with` blocks and atexit handlers still stop its peers and remove its files, as on Ctrl-C."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
 
 def verdict(gate: Gate, case: str, ok: bool, why: str) -> bool:

@@ -6,9 +6,12 @@ configuration: its own chain handling, its own defaults).
 """
 from __future__ import annotations
 
+import atexit
 import os
-import threading
 import re
+import shutil
+import tempfile
+import threading
 from pathlib import Path
 
 from harness import OpensslServer, Server
@@ -29,14 +32,30 @@ CipherString = DEFAULT:@SECLEVEL={level}
 """
 
 
+_scratch_lock = threading.Lock()
+_scratch: dict[Path, Path] = {}
+
+
+def scratch(work: Path) -> Path:
+    """This process's folder for the files the servers read (split chains, seclevel configurations),
+    under WORK and removed when the process ends, however it ends short of SIGKILL (the gate's
+    SIGTERM handler turns CTest's timeout into an exit): a gate leaves no file of its own behind."""
+    with _scratch_lock:
+        if work not in _scratch:
+            work.mkdir(parents=True, exist_ok=True)
+            _scratch[work] = Path(tempfile.mkdtemp(prefix="servers.", dir=work))
+            atexit.register(shutil.rmtree, _scratch[work], True)
+        return _scratch[work]
+
+
 def server_env(row, work: Path) -> dict | None:
     """OPENSSL_CONF with the row's security level: applied when the server's SSL_CTX is made,
     before it loads the chain (a 1024-bit key or a SHA-1 signature is refused at load time)."""
     level = row.get("server_seclevel")
     if level is None:
         return None
-    # one file per process and thread: gates that share a work folder never rewrite one being read
-    conf = work / f"{row.name}.seclevel{level}.{os.getpid()}.{threading.get_ident()}.cnf"
+    # one file per thread in this process's folder: a file being read is never rewritten
+    conf = scratch(work) / f"{row.name}.seclevel{level}.{threading.get_ident()}.cnf"
     conf.write_text(SECLEVEL_CONF.format(level=level))
     return {**os.environ, "OPENSSL_CONF": str(conf)}
 
@@ -54,12 +73,12 @@ def start_lab_server(row, certs: Path, work: Path) -> Server:
 def split_chain(chain: Path, work: Path, row_name: str) -> tuple[Path, Path | None]:
     """s_server takes the leaf (-cert) and the rest (-cert_chain) apart; keep the rest's order."""
     blocks = PEM_BLOCK.findall(chain.read_bytes())
-    tag = f"{os.getpid()}.{threading.get_ident()}"  # unique: gates sharing a work folder never collide
-    leaf = work / f"{row_name}.s_server.leaf.{tag}.pem"
+    tag = threading.get_ident()  # one file per thread in this process's folder: never one being read
+    leaf = scratch(work) / f"{row_name}.s_server.leaf.{tag}.pem"
     leaf.write_bytes(blocks[0])
     if len(blocks) == 1:
         return leaf, None
-    rest = work / f"{row_name}.s_server.chain.{tag}.pem"
+    rest = scratch(work) / f"{row_name}.s_server.chain.{tag}.pem"
     rest.write_bytes(b"".join(blocks[1:]))
     return leaf, rest
 
