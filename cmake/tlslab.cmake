@@ -22,26 +22,30 @@ set(TLSLAB_CERTS_DIR ${CMAKE_BINARY_DIR}/certs/out)
 set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
 file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 
-# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [ALONE] COMMAND <cmd...>)
-# One gate = one CTest test. ALONE: a gate that keeps the cores busy by itself runs with nothing
-# beside it when its label runs two at a time (CTest's RUN_SERIAL), so that the gates left to run
-# side by side are the ones that mostly wait (and whose rows bound their client's CPU time).
+# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [CORES <n>] COMMAND <cmd...>)
+# One gate = one CTest test. CORES: how many cores the gate keeps busy by itself (default 1: one
+# process at a time, or a gate that mostly waits), its CTest PROCESSORS: harness/lab_gate.py runs
+# every label in one CTest run at twice the machine's cores, so two busy gates or four waiting ones
+# share the machine at most. No verdict depends on what runs beside a gate: its timing terms compare
+# with controls of the same run (harness/README.md), its wall bounds sit 4x from the deadlines given.
 # Python gates run with Debian's interpreter; they import the lab library (harness/) through the
 # `harness` link in their folder, so no PYTHONPATH is set.
-# TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it.
+# TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it,
+# and its scratch folder is TLSLAB_WORK/<name> (harness/args.py).
 function(tlslab_gate)
-  cmake_parse_arguments(G "ALONE" "NAME;TIMEOUT" "LABELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(G "" "NAME;TIMEOUT;CORES" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
     message(FATAL_ERROR "tlslab_gate(${G_NAME}): TIMEOUT is required")
+  endif()
+  if(NOT G_CORES)
+    set(G_CORES 1)
   endif()
   add_test(NAME ${G_NAME} COMMAND ${G_COMMAND})
   set_tests_properties(${G_NAME} PROPERTIES
     LABELS "${G_LABELS}"
     TIMEOUT ${G_TIMEOUT}
+    PROCESSORS ${G_CORES}
     ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR};TLSLAB_GATE_TEST=${G_NAME}")
-  if(G_ALONE)
-    set_tests_properties(${G_NAME} PROPERTIES RUN_SERIAL TRUE)
-  endif()
 endfunction()
 
 # tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [LINK <lib...>])

@@ -11,13 +11,16 @@ import json
 import os
 import re
 import select
+import selectors
 import signal
+import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Optional
 
-from .runs import die_with_parent
+from .runs import die_with_parent, dying_with_parent
 
 PY = "/usr/bin/python3"  # Debian's: the pyenv python3 first on PATH cannot see apt's trustme/dnslib
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,6 +29,116 @@ SERVERS = ROOT / "servers"
 
 class HarnessError(Exception):
     """A set-up failure (a peer that never said READY): the case fails, loudly."""
+
+
+class ForkedPeer:
+    """A peer the zygote forked (harness/zygote.py): what Server uses of a Popen, by its pidfd.
+    Its exit status stays with the zygote, its parent: `returncode` is 0 once it has ended."""
+
+    def __init__(self, argv: list[str], pid: int, pidfd: int, stdout: int, stderr: int):
+        self.args, self.pid, self._pidfd = argv, pid, pidfd
+        self.stdin = None
+        self.stdout = open(stdout, "r", errors="replace")
+        self.stderr = open(stderr, "r", errors="replace")
+        self.returncode: Optional[int] = None
+
+    def poll(self) -> Optional[int]:
+        if self.returncode is None and select.select([self._pidfd], [], [], 0)[0]:
+            self.returncode = 0
+            os.close(self._pidfd)
+        return self.returncode
+
+    def wait(self, timeout: Optional[float] = None) -> int:
+        if self.returncode is None and not select.select([self._pidfd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(self.args, timeout)
+        return self.poll()
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:
+            signal.pidfd_send_signal(self._pidfd, sig)
+
+    def communicate(self, timeout: Optional[float] = None) -> tuple[str, str]:
+        """Both pipes to their ends, then the exit; TimeoutExpired past TIMEOUT, as Popen's."""
+        if self.stdout.closed:  # read to their ends already
+            return "", ""
+        end = None if timeout is None else time.monotonic() + timeout
+        text = {self.stdout: [], self.stderr: []}
+        with selectors.DefaultSelector() as sel:
+            for f in text:
+                sel.register(f, selectors.EVENT_READ)
+            while sel.get_map():
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    raise subprocess.TimeoutExpired(self.args, timeout)
+                for key, _ in sel.select(left):
+                    data = os.read(key.fd, 65536)
+                    if data:
+                        text[key.fileobj].append(data)
+                    else:
+                        sel.unregister(key.fileobj)
+        self.wait(None if end is None else max(0.0, end - time.monotonic()))
+        out, err = (b"".join(text[f]).decode(errors="replace") for f in (self.stdout, self.stderr))
+        self.stdout.close()
+        self.stderr.close()
+        return out, err
+
+
+class Zygote:
+    """The gate's one warm interpreter for its Python peers (harness/zygote.py), started at its
+    first use by a thread that lives as long as the gate: the zygote dies with the thread that
+    started it (PR_SET_PDEATHSIG), so not with a worker thread of a pool. TLSLAB_ZYGOTE=0: none."""
+
+    _lock = threading.Lock()
+    _sock: Optional[socket.socket] = None
+
+    # What a process reads once as it starts (OpenSSL its configuration: a row's seclevel; the loader
+    # its preloads; Python its own): a peer whose environment sets one differently starts cold.
+    AT_START = ("OPENSSL", "LD_", "PYTHON", "SSL_")
+
+    @classmethod
+    def serves(cls, argv: list[str], env: Optional[dict]) -> bool:
+        if os.environ.get("TLSLAB_ZYGOTE", "1") == "0" or argv[0] != PY or not argv[1].endswith(".py"):
+            return False
+        changed = {k for k in set(env or {}) | set(os.environ) if (env or os.environ).get(k) != os.environ.get(k)}
+        return not any(k.startswith(cls.AT_START) for k in changed)
+
+    @classmethod
+    def _start(cls) -> socket.socket:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        started = threading.Event()
+
+        def keeper() -> None:
+            subprocess.Popen([PY, str(Path(__file__).with_name("zygote.py")), str(theirs.fileno())],
+                             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             preexec_fn=die_with_parent)
+            theirs.close()
+            started.set()
+            threading.Event().wait()   # the zygote's parent thread: it must outlive every peer
+        threading.Thread(target=keeper, name="zygote", daemon=True).start()
+        started.wait()
+        return ours
+
+    @classmethod
+    def spawn(cls, argv: list[str], env: Optional[dict]) -> ForkedPeer:
+        """ARGV = [PY, SCRIPT, ARGS...] forked warm, with pipes for its stdout and stderr."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        null = os.open(os.devnull, os.O_RDONLY)
+        request = {"argv": argv[1:], "env": dict(os.environ if env is None else env), "cwd": os.getcwd()}
+        try:
+            with cls._lock:
+                if cls._sock is None:
+                    cls._sock = cls._start()
+                socket.send_fds(cls._sock, [json.dumps(request).encode()], [null, out_w, err_w])
+                msg, fds, _, _ = socket.recv_fds(cls._sock, 4096, 1)
+        finally:
+            for fd in (null, out_w, err_w):
+                os.close(fd)
+        if not msg or not fds:
+            os.close(out_r)
+            os.close(err_r)
+            raise HarnessError(f"{' '.join(argv)}: the zygote did not fork it (harness/zygote.py)")
+        return ForkedPeer(argv, json.loads(msg)["pid"], fds[0], out_r, err_r)
 
 
 class Server:
@@ -42,9 +155,13 @@ class Server:
                  hold_stdin: bool = False):
         self.argv = [str(a) for a in argv]
         # hold_stdin: a pipe nobody writes, for a peer that ends when its input does (s_server)
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE if hold_stdin else None, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
-                                     preexec_fn=die_with_parent)
+        if not hold_stdin and Zygote.serves(self.argv, env):
+            self.proc = Zygote.spawn(self.argv, env)
+        else:
+            started, preexec = dying_with_parent(self.argv)
+            self.proc = subprocess.Popen(started, stdin=subprocess.PIPE if hold_stdin else None,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                         start_new_session=True, preexec_fn=preexec)
         self._early = b""  # stdout read while waiting for the ready line
         self.report: dict = {}
         self.stderr = self.stdout = ""

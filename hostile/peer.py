@@ -663,6 +663,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     return cfg
 
 
-if __name__ == "__main__":
+def main() -> int:
     serve_forever(parse_args())
-    sys.exit(0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,6 +20,7 @@ import json
 import signal
 import socket
 import struct
+import sys
 
 PRE_SHARED_KEY = 41  # the ClientHello extension that carries TLS 1.3 ticket identities
 
@@ -84,7 +85,7 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
         writer.transport.abort()
 
 
-async def main() -> None:
+async def serve() -> None:
     ns = parse_args()
     backends = []
     for spec in ns.backend:
@@ -128,5 +129,10 @@ async def main() -> None:
     print("REPORT " + json.dumps(report), flush=True)
 
 
+def main() -> int:
+    asyncio.run(serve())
+    return 0
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    sys.exit(main())
