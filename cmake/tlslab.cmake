@@ -22,18 +22,21 @@ set(TLSLAB_CERTS_DIR ${CMAKE_BINARY_DIR}/certs/out)
 set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
 file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 
-# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [CORES <n>] COMMAND <cmd...>)
+# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [CORES <n>] [COST <s>] COMMAND <cmd...>)
 # One gate = one CTest test. CORES: how many cores the gate keeps busy by itself (default 1: one
 # process at a time, or a gate that mostly waits), its CTest PROCESSORS: harness/lab_gate.py runs
 # every label in one CTest run at twice the machine's cores, so two busy gates or four waiting ones
 # share the machine at most. No verdict depends on what runs beside a gate: its timing terms compare
 # with controls of the same run (harness/README.md), its wall bounds sit 4x from the deadlines given.
+# COST: about how many seconds the gate takes in the whole gate (`lab_gate.py --profile` prints them),
+# CTest's scheduling hint on a tree with no timing of its own yet (a fresh clone): the long gates
+# start first, so that none of them is left alone at the end. A wrong figure costs time, never a verdict.
 # Python gates run with Debian's interpreter; they import the lab library (harness/) through the
 # `harness` link in their folder, so no PYTHONPATH is set.
 # TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it,
 # and its scratch folder is TLSLAB_WORK/<name> (harness/args.py).
 function(tlslab_gate)
-  cmake_parse_arguments(G "" "NAME;TIMEOUT;CORES" "LABELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(G "" "NAME;TIMEOUT;CORES;COST" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
     message(FATAL_ERROR "tlslab_gate(${G_NAME}): TIMEOUT is required")
   endif()
@@ -46,6 +49,9 @@ function(tlslab_gate)
     TIMEOUT ${G_TIMEOUT}
     PROCESSORS ${G_CORES}
     ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR};TLSLAB_GATE_TEST=${G_NAME}")
+  if(G_COST)
+    set_tests_properties(${G_NAME} PROPERTIES COST ${G_COST})
+  endif()
 endfunction()
 
 # tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [LINK <lib...>])

@@ -136,7 +136,8 @@ def run_ctest(build: Path, labels: list[str], jobs: int, log: Path, env: dict) -
                 if m := PROGRESS.match(line):
                     mark = "" if m[4].startswith("Passed") else f"  {m[4].strip('* ')}"
                     name = m[3].split("  #")[0]   # a parameterised unit's comment left out
-                    print(f"  [{m[1]:>3}/{m[2]}] {name} {float(m[5]):.0f} s{mark}", flush=True)
+                    print(f"  [{m[1]:>3}/{m[2]} at {time.monotonic() - began:4.0f} s] {name} {float(m[5]):.0f} s{mark}",
+                          flush=True)
             proc.wait()
         except KeyboardInterrupt:  # ctest stops its tests; the gates clean up on SIGTERM
             proc.send_signal(signal.SIGINT)

@@ -17,6 +17,7 @@ Children are reaped before each fork and at the end, never before the gate could
 import ctypes
 import gc
 import importlib.util
+import inspect
 import json
 import os
 import runpy
@@ -73,9 +74,18 @@ def warm(script: str):
             spec.loader.exec_module(module)
         except BaseException:  # noqa: BLE001 - the child runs it whole and shows the error as a cold start would
             module = None
-        _warm[script] = module if callable(getattr(module, "main", None)) else None
+        _warm[script] = module if takes_nothing(getattr(module, "main", None)) else None
         gc.freeze()
     return _warm[script]
+
+
+def takes_nothing(main) -> bool:
+    """A main() that runs from sys.argv alone (the peers'; a script whose main wants arguments runs whole)."""
+    try:
+        inspect.signature(main).bind()
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 def exit_code(e: SystemExit) -> int:
