@@ -4,12 +4,15 @@
 # exit nonzero unless every recorded outcome holds.
 #
 #   ./run_all.sh                 the whole lab (every label but full)
-#   ./run_all.sh --label matrix  one stage (repeatable; the labels are CTest's: --list-labels)
+#   ./run_all.sh --label matrix  one stage (repeatable; the labels are CTest's:
+#                                /usr/bin/python3 -m harness.lab_gate --build-dir build --list-labels)
 #   ./run_all.sh --setup-only    install, configure and build; then `ctest --test-dir build`
 #   ./run_all.sh --full          every crossing whole (label full too: every matrix row for every client)
 #   ./run_all.sh --stress N      the gate N times beside a one-core CPU hog (stress-ng), then a table
 #                                of every test that failed in any run, with its count
 #   ./run_all.sh --profile       after the run, the slowest tests and gate rows
+#   ./run_all.sh --full --label clients --label full --tests '_go$'
+#                                every crossing over one client under test, uncut (CTest's -R; --exclude is -E)
 #   ./run_all.sh --client PROFILE   one client under test alone (clients/README.md): its crossed gates;
 #                                the first run records its observations (--update), later runs gate on them
 #   BUILD_DIR=... JOBS=...       build folder (default ./build), parallel build jobs (default 2)
@@ -29,10 +32,11 @@ die() { echo "run_all.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --label|--stress) [ $# -ge 2 ] || die "$1: missing value"; GATE_ARGS+=("$1" "$2"); shift 2 ;;
-    --full|--profile|--list-labels) GATE_ARGS+=("$1"); shift ;;
+    --full|--profile|--exclude-clients) GATE_ARGS+=("$1"); shift ;;
+    --tests|--exclude) [ $# -ge 2 ] || die "$1: missing value"; GATE_ARGS+=("$1" "$2"); shift 2 ;;
     --setup-only) SETUP_ONLY=1; shift ;;
     --client) [ $# -ge 2 ] || die "--client: missing value"; CLIENT=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

@@ -86,6 +86,15 @@ def ctest_tests(build: Path) -> list[Test]:
     return tests
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def clients_under_test() -> list[str]:
+    """The rooms of clients/ with a profile but the reference's: cmake/tlslab.cmake's rule
+    (tlslab_clients_under_test), whose tests are named GATE_CLIENT."""
+    return sorted(p.parent.name for p in (ROOT / "clients").glob("*/profile.toml") if p.parent.name != "tlsnb")
+
+
 def labels_of(tests: list[Test]) -> list[str]:
     """The labels, in the order their first test was defined (the root CMakeLists.txt's folder order)."""
     seen: dict[str, None] = {}
@@ -121,11 +130,15 @@ def junit_results(path: Path) -> dict[str, Result]:
 PROGRESS = re.compile(r"^\s*(\d+)/(\d+) Test +#\d+: (.+?) \.{2,}\s*(.*?)\s+([\d.]+) sec$")
 
 
-def run_ctest(build: Path, labels: list[str], jobs: int, log: Path, env: dict) -> Run:
-    """One CTest run of LABELS, JOBS processors at once; its progress one line a test as each ends."""
+def run_ctest(build: Path, labels: list[str], jobs: int, log: Path, env: dict, tests: Optional[str] = None,
+              exclude: Optional[str] = None) -> Run:
+    """One CTest run of LABELS (the tests matching TESTS and not EXCLUDE, regular expressions, when
+    given), JOBS processors at once; its progress one line a test as each ends."""
     junit = Path(env["TLSLAB_JUNIT_DIR"]) / "ctest.xml"
     argv = ["ctest", "--test-dir", str(build), "-L", "^(" + "|".join(map(re.escape, labels)) + ")$",
             "-j", str(jobs), "--output-on-failure", "--no-tests=error", "--output-junit", str(junit)]
+    argv += ["-R", tests] if tests else []
+    argv += ["-E", exclude] if exclude else []
     began = time.monotonic()
     with open(log, "w") as out:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -238,14 +251,21 @@ def fresh_junit(build: Path) -> Path:
     return folder
 
 
+def selected(ns, tests: list[Test], labels: list[str]) -> list[Test]:
+    """The tests the run asks CTest for: of LABELS, matching --tests and not --exclude (as ctest -R, -E)."""
+    return [t for t in tests if set(t.labels) & set(labels) and (not ns.tests or re.search(ns.tests, t.name))
+            and not (ns.exclude and re.search(ns.exclude, t.name))]
+
+
 def once(ns, tests: list[Test], labels: list[str], tag: str = "") -> Run:
     junit = fresh_junit(ns.build_dir)
     env = {**os.environ, "TLSLAB_JUNIT_DIR": str(junit)}
     if ns.full:
         env["TLSLAB_FULL"] = "1"
     print(f"== ctest -L {' '.join(labels)} (-j {ns.jobs}){tag}", flush=True)
-    run = run_ctest(ns.build_dir, labels, ns.jobs, ns.build_dir / f"ctest{tag.replace(' ', '-')}.log", env)
-    print_summary(label_rows(tests, labels, run), run, repeats_in(junit))
+    run = run_ctest(ns.build_dir, labels, ns.jobs, ns.build_dir / f"ctest{tag.replace(' ', '-')}.log", env,
+                    ns.tests, ns.exclude)
+    print_summary(label_rows(selected(ns, tests, labels), labels, run), run, repeats_in(junit))
     if ns.profile:
         profile(junit, tests, run)
     return run
@@ -279,19 +299,19 @@ def stress(ns, tests: list[Test], labels: list[str]) -> int:
         for i in range(1, ns.stress + 1):
             run = once(ns, tests, labels, tag=f" stress {i} of {ns.stress}")
             walls.append(run.wall_s)
-            failures.update(run.failed([t for t in tests if set(t.labels) & set(labels)]))
+            failures.update(run.failed(selected(ns, tests, labels)))
     print(f"\nstress: {ns.stress} runs beside stress-ng --cpu 1, wall {', '.join(f'{w:.0f}' for w in walls)} s")
     if not failures:
         print("  every test held in every run")
     for name, n in failures.most_common():
         print(f"  {name:<40} failed in {n} of {ns.stress}")
-    total = len([t for t in tests if set(t.labels) & set(labels)])
+    total = len(selected(ns, tests, labels))
     failed = len(failures)
     print(f"tlslab: {total - failed} passed, {failed} failed (in any of {ns.stress} runs)")
     return 1 if failures else 0
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n".join(__doc__.splitlines()[2:]))
     p.add_argument("--build-dir", type=Path, required=True, help="the configured and built tree")
@@ -302,7 +322,20 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "(default: twice the cores; a gate that keeps both cores busy asks for most of them)")
     p.add_argument("--stress", type=int, metavar="N", help="run the gate N times beside a one-core CPU hog")
     p.add_argument("--profile", action="store_true", help="after the run: the slowest tests and rows")
-    p.add_argument("--list-labels", action="store_true", help="print the labels (CTest's), run nothing")
+    p.add_argument("--tests", metavar="REGEX", help="only the tests whose name matches (ctest -R): one client's "
+                                                    "crossings are '_go$' (tests are named GATE_CLIENT)")
+    p.add_argument("--exclude", metavar="REGEX", help="not the tests whose name matches (ctest -E)")
+    p.add_argument("--exclude-clients", action="store_true",
+                   help="not the tests that cross the gates over a client under test (named GATE_CLIENT)")
+    p.add_argument("--list-labels", action="store_true",
+                   help="print the labels a run would take (CTest's; full only with --full), run nothing")
+    p.add_argument("--list-clients", action="store_true", help="print the clients under test, run nothing")
+    p.add_argument("--json", action="store_true", help="with --list-*: one JSON list (a CI matrix)")
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = parser()
     ns = p.parse_args(argv)
     ns.build_dir = ns.build_dir.resolve()
     if ns.stress is not None and ns.stress < 1:
@@ -315,19 +348,23 @@ def main(argv=None) -> int:
     try:
         tests = ctest_tests(ns.build_dir)
         all_labels = labels_of(tests)
-        if ns.list_labels:
-            print("\n".join(all_labels))
-            return 0
         labels = choose(all_labels, ns.label, ns.full)
+        if ns.list_labels or ns.list_clients:
+            shown = labels if ns.list_labels else clients_under_test()
+            print(json.dumps(shown) if ns.json else "\n".join(shown))
+            return 0
+        if ns.exclude_clients:
+            names = "|".join(map(re.escape, clients_under_test()))
+            ns.exclude = "|".join(x for x in (ns.exclude, f"_({names})$") if x)
         if ns.stress:
             return stress(ns, tests, labels)
         run = once(ns, tests, labels)
     except LabGateError as e:
         print(f"lab_gate: {e}", file=sys.stderr)
         return 2
-    selected = [t for t in tests if set(t.labels) & set(labels)]
-    failed, skipped = len(run.failed(selected)), len(run.skipped())
-    print(f"tlslab: {len(selected) - failed - skipped} passed, {failed} failed"
+    chosen = selected(ns, tests, labels)
+    failed, skipped = len(run.failed(chosen)), len(run.skipped())
+    print(f"tlslab: {len(chosen) - failed - skipped} passed, {failed} failed"
           + (f", {skipped} skipped (by the test itself)" if skipped else ""))
     return 1 if failed else 0
 

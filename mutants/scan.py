@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import random
 import shutil
 import sys
@@ -60,8 +61,26 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--map", type=Path, default=HERE / "operator_rows.toml", help="file -> gate rows")
     p.add_argument("--survivors", type=Path, default=HERE / "survivors.toml", help="the survivors' fates")
     p.add_argument("--row-limit", type=float, default=30.0, help="seconds a row may run against a mutant (a kill past it)")
+    p.add_argument("--shard", type=shard, metavar="K/N",
+                   default=os.environ.get("TLSLAB_SHARD") or None,
+                   help="with --full (default: TLSLAB_SHARD): the Kth of N equal shares of the mutants (every Nth, from the Kth: each share "
+                        "spans every file), so that N jobs scan the whole side by side (.github/workflows/tlslab.yml)")
     p.add_argument("--list", action="store_true", help="print the mutants, build nothing")
-    return p.parse_args()
+    ns = p.parse_args()
+    if not ns.full:  # a share of the whole scan; the sample draws from all of it
+        ns.shard = None
+    return ns
+
+
+def shard(text: str) -> tuple[int, int]:
+    """K/N, 1 <= K <= N."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: K/N, two whole numbers") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: K must be within 1..N")
+    return k, n
 
 
 def load_map(path: Path) -> tuple[dict[str, list[str]], set[str]]:
@@ -251,6 +270,10 @@ def main() -> int:
     mutants = [m for f in files for m in generate(ROOT / f, (ROOT / f).read_text(), ROOT)
                if (not ns.line or m.line in ns.line) and not (ns.unrecorded and m.key in fates)
                and (not ns.only or f"{m.where}:{m.op}" in ns.only)]
+    every_key = {m.key for m in mutants}
+    if ns.shard:
+        k, n = ns.shard
+        mutants = mutants[k - 1::n]
     if ns.list:
         for m in mutants:
             print(f"{m.where} {m.op} {m.change}")
@@ -312,8 +335,8 @@ def main() -> int:
             gate.check(case, verdict != "broken", f"{verdict}{': ' + fate[0] if fate and verdict == 'survived' else ''}"
                                                   f" — {m.change} — {detail}  [{time.monotonic() - began:.1f} s]")
     report(results, fates, seconds)
-    if ns.full and not ns.file and not ns.only:   # the records of a whole scan, not of a rerun of some
-        stale = [where for key, (_, _, where) in fates.items() if key not in {m.key for m in mutants}]
+    if ns.full and not ns.file and not ns.only and (not ns.shard or ns.shard[0] == 1):   # a whole scan's records
+        stale = [where for key, (_, _, where) in fates.items() if key not in every_key]
         for where in stale:
             gate.check(f"record/{where}", False, "a recorded survivor no operator makes any more: delete or update it")
     return gate.finish()
