@@ -32,6 +32,7 @@ class Gate:
         self.name = name
         self.passed = self.failed = self.skipped = 0
         self.cases: list[tuple[str, str, str]] = []   # (case, PASS|FAIL|SKIP, detail)
+        self.repeats: list[str] = []                  # what the gate ran again on purpose, and why
         self._began = self._last = time.monotonic()
         self._seconds: list[float] = []               # each case's time since the one before
 
@@ -62,6 +63,12 @@ class Gate:
         return self.check(case, expected == got, f"expected {expected!r}, got {got!r}{extra}"
                           if expected != got else f"{got!r}{extra}")
 
+    def repeat(self, case: str, why: str) -> None:
+        """Say that CASE's run was made again (a diagnosis: with stacks, under gdb), never silently:
+        the line here, a property of the gate's JUnit file, and lab_gate.py's summary count it."""
+        self.repeats.append(f"{case}: {why}")
+        print(f"REPEAT {case}: {why}", flush=True)
+
     def skip(self, case: str, why: str) -> None:
         self.skipped += 1
         self._line("SKIP", case, why)
@@ -70,7 +77,8 @@ class Gate:
         if self.passed + self.failed + self.skipped == 0:  # a gate that ran nothing proves nothing
             print(f"{self.name}: no case ran (an --only or a name that matches nothing?)", file=sys.stderr)
             return 2
-        junit.write(self.name, [(*c, s) for c, s in zip(self.cases, self._seconds)], time.monotonic() - self._began)
+        junit.write(self.name, [(*c, s) for c, s in zip(self.cases, self._seconds)], time.monotonic() - self._began,
+                    self.repeats)
         tail = f", {self.skipped} skipped" if self.skipped else ""
         print(f"{self.name}: {self.passed} passed, {self.failed} failed{tail} "
               f"in {time.monotonic() - self._began:.1f} s", flush=True)

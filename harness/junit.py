@@ -17,8 +17,10 @@ from typing import Optional
 _written: set[Path] = set()   # files this process wrote: a second gate in one process gets its own
 
 
-def write(gate_name: str, cases: list[tuple[str, str, str, float]], seconds: float) -> Optional[Path]:
-    """CASES: (case, PASS|FAIL|SKIP, detail, seconds). Returns the file written, None when not asked."""
+def write(gate_name: str, cases: list[tuple[str, str, str, float]], seconds: float,
+          repeats: Optional[list[str]] = None) -> Optional[Path]:
+    """CASES: (case, PASS|FAIL|SKIP, detail, seconds); REPEATS: what the gate ran again on purpose
+    (a <property name="repeat"> each). Returns the file written, None when not asked."""
     folder = os.environ.get("TLSLAB_JUNIT_DIR")
     if not folder:
         return None
@@ -30,6 +32,10 @@ def write(gate_name: str, cases: list[tuple[str, str, str, float]], seconds: flo
     suite = ET.Element("testsuite", name=gate_name, tests=str(len(cases)),
                        failures=str(sum(v == "FAIL" for _, v, _, _ in cases)),
                        skipped=str(sum(v == "SKIP" for _, v, _, _ in cases)), time=f"{seconds:.3f}")
+    if repeats:
+        props = ET.SubElement(suite, "properties")
+        for what in repeats:
+            ET.SubElement(props, "property", name="repeat", value=what[:500])
     for case, verdict, detail, secs in cases:
         element = ET.SubElement(suite, "testcase", classname=f"tlslab.{stem}", name=case, time=f"{secs:.3f}")
         if verdict == "FAIL":

@@ -197,9 +197,13 @@ def print_summary(rows: list[LabelRow], run: Run, repeats: list[str]) -> None:
     print(f"  {'label':<8} {'result':<6} {'tests':<8} seconds")
     for r in rows:
         print(f"  {r.label:<8} {r.verdict:<6} {f'{r.passed}/{r.total}':<8} {r.seconds:.0f}")
-    print(f"  wall: {run.wall_s:.0f} s   repeated: {len(repeats) or 'nothing'}")
-    for line in repeats:
+    by_gate = Counter(line.split(":", 1)[0] for line in repeats)
+    print(f"  wall: {run.wall_s:.0f} s   repeated: " + (", ".join(f"{g} {n} run(s) (diagnosis, not verdict)"
+                                                             for g, n in by_gate.items()) or "nothing"))
+    for line in repeats[:3]:
         print(f"    {line}")
+    if len(repeats) > 3:
+        print(f"    ... every one in its gate's JUnit file (<property name=\"repeat\">)")
     for name in run.failed():
         result = run.results[name]
         print(f"FAIL {name} ({result.status}, {result.seconds:.0f} s):")

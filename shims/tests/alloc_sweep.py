@@ -169,6 +169,7 @@ class Sweep:
         self.base: Optional[dict] = None
         self.base_blocks: Counter = Counter()
         self.known_leaks = known_leaks  # leak ids the record explains (OpenSSL's own state); None: recording
+        self.repeats: list[str] = []    # the runs made again, and why (the gate's summary says so)
 
     def recording(self) -> bool:
         return self.known_leaks is None
@@ -235,7 +236,7 @@ class Sweep:
         extra = Counter(unmatched(r.report.get("live_sizes", []), self.base.get("live_sizes", [])))
         if not extra and not r.report.get("live_overflow"):
             return
-        for _ in range(3):  # the same N again with stacks; after the first read N can drift a little
+        for tries in range(1, 4):  # the same N again with stacks; after the first read N can drift a little
             path = self.work / f"sweep-stacks-{self.transport}-{r.n}.json"
             run_client(self.command, self.argv_args(), env=heap_env(self.program, path, live="stacks", fail_nth=r.n),
                        preload=self.ns.heap_shim, timeout=RUN_TIMEOUT)
@@ -243,6 +244,9 @@ class Sweep:
             path.unlink(missing_ok=True)
             if blocks:
                 break
+        self.repeats.append(f"N={r.n} run again with stacks {tries} time(s) to name {sum(extra.values())} block(s) "
+                            f"beyond the baseline: " + ("named" if blocks else "not left again (N drifted past the "
+                                                         "place): counted as no leak, listed as drifted"))
         if not blocks:  # N drifted past the place (after the first read); a leak on a path repeats elsewhere
             r.leak = f"unreproduced:{sorted(extra.elements())}"
             return
@@ -256,6 +260,7 @@ class Sweep:
         """For a failure: the stack of the failed allocation, the blocks left, a gdb backtrace."""
         lines = [f"N={r.n} {self.transport}: {r.outcome}" + (f"; {r.problem}" if r.problem not in ("lost", "hang") else "")]
         again = self.work / f"sweep-explain-{self.transport}-{r.n}.json"
+        self.repeats.append(f"N={r.n} run again to explain its failure (its verdict is the first run's)")
         if r.outcome == "hang":  # running it again costs another timeout: the command below repeats it
             lines.append(f"  reproduce: TLSLAB_SHIM_PROGRAM={self.program} TLSLAB_HEAP_FAIL_NTH={r.n} TLSLAB_HEAP_FAIL_BACKTRACE=1 "
                          f"LD_PRELOAD={self.ns.heap_shim} {self.command_line()}")
@@ -392,13 +397,15 @@ def judge(gate: Gate, sweep: Sweep, transport: str, results: list[Result], recor
     if excused:
         print(f"  {transport}: runs lost to the library, recorded in alloc_sweep_known.toml: "
               + ", ".join(f"{name} x{c}" for name, c in excused.most_common()), flush=True)
+    lost_text = "\n".join(sweep.explain(r) for r in lost[:6])
     verdict(gate, f"EveryRunEndsInOneOutcomeLine/{transport}", not lost,
-            f"{len(lost)} of {len(results)} runs crashed, hung or lost their outcome line:\n"
-            + "\n".join(sweep.explain(r) for r in lost[:6]))
+            f"{len(lost)} of {len(results)} runs crashed, hung or lost their outcome line:\n" + lost_text)
     leaks = [r for r in results if r.problem and r.problem != "lost" and r.outcome != "hang"]
+    leaks_text = "\n".join(sweep.explain(r) for r in leaks[:4])
     verdict(gate, f"NothingLeftBehind/{transport}", not leaks,
-            f"{len(leaks)} of {len(results)} runs left a descriptor or a block of {sweep.program}'s:\n"
-            + "\n".join(sweep.explain(r) for r in leaks[:4]))
+            f"{len(leaks)} of {len(results)} runs left a descriptor or a block of {sweep.program}'s:\n" + leaks_text)
+    for why in sweep.repeats:
+        gate.repeat(f"alloc_sweep/{transport}", why)
     last = max(results, key=lambda r: r.n)
     verdict(gate, f"SweepReachedTheEnd/{transport}", not last.reached,
             f"N={last.n} was still reached: the sweep did not get past the run's allocations")
