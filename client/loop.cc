@@ -139,7 +139,7 @@ void Loop::settle(Attempt& attempt, const Lookup& lookup) {
   }
   attempt.set_fallback(*four);
   start_dial(attempt, *six);
-  if (!attempt.done()) timers_.arm(monotonic_ms() + head_start_ms, encode_timer(attempt.conn(), TimerKind::fallback));
+  if (!attempt.done()) timers_.arm(monotonic_ms() + config_.head_start_ms, encode_timer(attempt.conn(), TimerKind::fallback));
 }
 
 // Reports every attempt that is done, in conn order, and gives its slot back.

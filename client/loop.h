@@ -39,7 +39,6 @@ class Loop {
   static constexpr int admit_per_turn = 64;
   bool admit(int64_t now);
   void start_dial(Attempt& attempt, const dns::Address& addr);
-  static constexpr int64_t head_start_ms = 250;  // RFC 8305 5: IPv6's lead over IPv4
   void fire(const Timer& timer);
   void settle_lookups();
   void settle(Attempt& attempt, const Lookup& lookup);

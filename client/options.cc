@@ -44,6 +44,7 @@ const FlagTable<Options>& flags() {
                   }}},
         {"--dns-udp", toggle<Options>(&Options::ns_udp, true)},
         {"--dns-timeout-ms", number<Options>(&Options::dns_timeout_ms, 1, 86400000)},
+        {"--head-start-ms", number<Options>(&Options::head_start_ms, 1, 86400000)},
         {"--allow-private", toggle<Options>(&Options::allow_private, true)},
         {"--verify-depth", {true, [](Options& o, const std::string& v) -> std::string {
                               long depth = 0;
@@ -174,6 +175,7 @@ TARGET is an IP literal (IPv6 in brackets: [::1]:443) or a name (a name needs --
                         judge every address, pin one, dial it as a literal
   --dns-udp             with --ns: ask over UDP first, retry over TCP when truncated
   --dns-timeout-ms MS   with --ns: a lookup's own deadline (default 1000; lookup/-203 when it passes)
+  --head-start-ms MS    with --ns: IPv6's lead over IPv4 when a name has both (RFC 8305; default 250)
   --allow-private       accept private, loopback and other special-purpose addresses
   --cafile PATH         trust anchors (PEM); without it the system store is used
   --system-trust        also load the system's default trust paths

@@ -24,6 +24,7 @@ struct RunConfig {
   uint16_t ns_port = 0;
   bool ns_udp = false;       // UDP first, TCP when truncated
   long dns_timeout_ms = 1000;  // a lookup's own deadline (lookup/-203 timeout)
+  long head_start_ms = 250;    // RFC 8305 5: IPv6's lead over IPv4 (the Connection Attempt Delay)
   bool allow_private = false;
   std::string cafile;
   bool system_trust = false;

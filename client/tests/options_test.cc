@@ -24,6 +24,7 @@ TEST(Options, DefaultsFollowTheContract) {
   EXPECT_EQ(r.options->parallel, 64);
   EXPECT_EQ(r.options->requests, 1);
   EXPECT_EQ(r.options->deadline_ms, 2000);
+  EXPECT_EQ(r.options->head_start_ms, 250);  // RFC 8305 5: the Connection Attempt Delay it recommends
   EXPECT_TRUE(r.options->verify);
   EXPECT_EQ(r.options->transport, tlsnb::TransportKind::bio);
   EXPECT_FALSE(r.options->sigpipe_ignore);
@@ -34,7 +35,7 @@ TEST(Options, EveryFlagIsParsed) {
                           "--system-trust", "--no-verify", "--partial-chain", "--verify-depth", "3", "--tls-max", "1.2",
                           "--transport", "fd", "--sigpipe", "ignore", "--count", "10", "--parallel", "1024",
                           "--requests", "3", "--body", "60000", "--deadline-ms", "500", "--resume", "--hold-ms", "300", "--dns-timeout-ms", "250",
-                          "--json", "--seed", "7", "hooks.test:8443"});
+                          "--head-start-ms", "40", "--json", "--seed", "7", "hooks.test:8443"});
   ASSERT_TRUE(r.options) << r.error;
   const auto& o = *r.options;
   EXPECT_EQ(o.name, "hooks.test");
@@ -50,6 +51,7 @@ TEST(Options, EveryFlagIsParsed) {
   EXPECT_EQ(o.deadline_ms, 500);
   EXPECT_EQ(o.hold_ms, 300);
   EXPECT_EQ(o.dns_timeout_ms, 250);
+  EXPECT_EQ(o.head_start_ms, 40);
   EXPECT_EQ(o.seed, 7u);
 }
 
@@ -135,6 +137,7 @@ TEST(Options, EachChoiceIsCheckedOnItsOwn) {
   EXPECT_EQ(error_of({"--ns", "ns.test:53", "hooks.test:1"}), "--ns: expects IPv4:PORT or [IPv6]:PORT, got 'ns.test:53'");
   EXPECT_EQ(error_of({"--ns", "127.0.0.1:53", "--dns-timeout-ms", "0", "hooks.test:1"}),
             "--dns-timeout-ms: expects an integer in 1..86400000, got '0'");
+  EXPECT_EQ(error_of({"--head-start-ms", "0", "127.0.0.1:1"}), "--head-start-ms: expects an integer in 1..86400000, got '0'");
   for (const char* depth : {"0", "100"}) {
     auto r = parse_options({"--verify-depth", depth, "127.0.0.1:1"});
     ASSERT_TRUE(r.options) << r.error;
