@@ -44,6 +44,9 @@ ParseResult parse_options(const std::vector<std::string>& args) {
   if (r.options) {
     // What libcurl's options cannot say (exit 89).
     const char* lacked = r.options->crls.size() > 1 ? "--crl: libcurl takes one CRL file (CURLOPT_CRLFILE)"
+                         : r.options->crl_all && r.options->crls.empty()
+                             ? "--crl-all without --crl: libcurl checks CRLs only with a CRL file (CURLOPT_CRLFILE); "
+                               "it has no switch that fails a chain for want of one"
                          : r.options->ocsp_staple == "check"
                              ? "--ocsp-staple check: libcurl's CURLOPT_SSL_VERIFYSTATUS always requires a staple"
                              : nullptr;
@@ -96,12 +99,13 @@ TARGET is an IPv4 literal or a name; a name needs --connect (libcurl never resol
 
   --transport bio       accepted: libcurl's own BIO (its recv/send) is the only transport
   --crl FILE            CURLOPT_CRLFILE (one file); libcurl then sets CRL_CHECK and CRL_CHECK_ALL
-  --crl-all             accepted: libcurl's CRLFILE always checks the whole chain
+  --crl-all             with --crl: libcurl's CRLFILE always checks the whole chain (alone: exit 89)
   --ocsp-staple require CURLOPT_SSL_VERIFYSTATUS (off: nothing; check: exit 89)
   --cert FILE --key FILE
                         CURLOPT_SSLCERT, CURLOPT_SSLKEY (sent to any server that asks)
   --pin-sha256 BASE64   CURLOPT_PINNEDPUBLICKEY sha256//BASE64;... (the leaf's key only)
-Not available (exit 89): --transport fd, --verify-depth, --ns, a second --crl, --ocsp-staple check.
+Not available (exit 89): --transport fd, --verify-depth, --ns, a second --crl, --crl-all without --crl,
+--ocsp-staple check.
 Outcomes (stage/detail): as tlsnb (clients/README.md); detail_text is "CURLE_x: <errbuf>".
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 cannot do.
 )";
