@@ -310,8 +310,9 @@ def stress(ns, tests: list[Test], labels: list[str]) -> int:
     for name, n in failures.most_common():
         print(f"  {name:<40} failed in {n} of {ns.stress}")
     total = len(selected(ns, tests, labels))
-    failed = len(failures)
-    print(f"tlslab: {total - failed} passed, {failed} failed (in any of {ns.stress} runs)")
+    failed, skipped = len(failures), len(run.skipped())
+    print(f"tlslab: {total - failed - skipped} passed, {failed} failed (in any of {ns.stress} runs)"
+          + (f", {skipped} skipped (by the test itself)" if skipped else ""))
     return 1 if failures else 0
 
 
