@@ -11,7 +11,6 @@ import json
 import os
 import re
 import select
-import selectors
 import signal
 import socket
 import subprocess
@@ -20,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from .runs import die_with_parent, dying_with_parent
+from .runs import die_with_parent, dying_with_parent, read_both
 
 PY = "/usr/bin/python3"  # Debian's: the pyenv python3 first on PATH cannot see apt's trustme/dnslib
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,22 +61,11 @@ class ForkedPeer:
         if self.stdout.closed:  # read to their ends already
             return "", ""
         end = None if timeout is None else time.monotonic() + timeout
-        text = {self.stdout: [], self.stderr: []}
-        with selectors.DefaultSelector() as sel:
-            for f in text:
-                sel.register(f, selectors.EVENT_READ)
-            while sel.get_map():
-                left = None if end is None else end - time.monotonic()
-                if left is not None and left <= 0:
-                    raise subprocess.TimeoutExpired(self.args, timeout)
-                for key, _ in sel.select(left):
-                    data = os.read(key.fd, 65536)
-                    if data:
-                        text[key.fileobj].append(data)
-                    else:
-                        sel.unregister(key.fileobj)
+        out_bytes, err_bytes, past = read_both(self.stdout, self.stderr, end)
+        if past:
+            raise subprocess.TimeoutExpired(self.args, timeout)
         self.wait(None if end is None else max(0.0, end - time.monotonic()))
-        out, err = (b"".join(text[f]).decode(errors="replace") for f in (self.stdout, self.stderr))
+        out, err = out_bytes.decode(errors="replace"), err_bytes.decode(errors="replace")
         self.stdout.close()
         self.stderr.close()
         return out, err

@@ -84,23 +84,23 @@ class Ended:
     cpu_s: float
 
 
-def _read_both(proc: subprocess.Popen, deadline: Optional[float]) -> tuple[bytes, bytes, bool]:
-    """stdout and stderr to their ends, or until DEADLINE (monotonic; None: no limit): (out, err, past it)."""
-    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+def read_both(stdout, stderr, deadline: Optional[float]) -> tuple[bytes, bytes, bool]:
+    """Two pipes to their ends, or until DEADLINE (monotonic; None: no limit): (out, err, past it)."""
+    chunks: dict[int, list[bytes]] = {stdout.fileno(): [], stderr.fileno(): []}
+    past = False
     with selectors.DefaultSelector() as sel:
-        for f in (proc.stdout, proc.stderr):
+        for f in (stdout, stderr):
             sel.register(f, selectors.EVENT_READ)
-        while sel.get_map():
+        while sel.get_map() and not past:
             left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                return b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()]), True
-            for key, _ in sel.select(left):
+            past = left is not None and left <= 0
+            for key, _ in [] if past else sel.select(left):
                 data = os.read(key.fd, 65536)
                 if data:
                     chunks[key.fd].append(data)
                 else:
                     sel.unregister(key.fileobj)
-    return b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()]), False
+    return b"".join(chunks[stdout.fileno()]), b"".join(chunks[stderr.fileno()]), past
 
 
 def run_bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
@@ -121,10 +121,10 @@ def run_bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
     proc = subprocess.Popen(started, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             start_new_session=True, preexec_fn=preexec)
     with proc.stdout, proc.stderr:
-        out, err, hung = _read_both(proc, time.monotonic() + timeout)
+        out, err, hung = read_both(proc.stdout, proc.stderr, time.monotonic() + timeout)
         if hung:
             os.killpg(proc.pid, signal.SIGKILL)
-            more_out, more_err, _ = _read_both(proc, None)
+            more_out, more_err, _ = read_both(proc.stdout, proc.stderr, None)
             out, err = out + more_out, err + more_err
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again

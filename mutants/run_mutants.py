@@ -189,14 +189,20 @@ class Replay:
             except BuildError as e:
                 self.gate.check(f"{m.name}/build-{program}", False, f"build: {e}")
                 return
-        for ref, expected in m.cases():
-            case = f"{m.name}/{ref}"
-            if ref in self.broken:
-                self.gate.check(case, False, "its control failed: the row proves nothing")
-                continue
-            result = self.run(refs[ref], {p: built[p] for p in self.needs(refs[ref])}, m.name)
-            recorded(self.gate, case, expected, result, f"{self.rerun} {m.name}")
+        judge_cases(self.gate, m, self.broken, f"{self.rerun} {m.name}",
+                    lambda ref: self.run(refs[ref], {p: built[p] for p in self.needs(refs[ref])}, m.name))
         print(f"TIME {m.name} {time.monotonic() - start:.1f} s (build {build_s:.1f} s)", flush=True)
+
+
+def judge_cases(gate: Gate, m: Mutant, broken: set[str], rerun: str, run) -> None:
+    """Each row of M's record against the mutant (RUN(ref) -> (held, detail, seconds)), held to its
+    verdict; a row whose control failed proves nothing and fails as such."""
+    for ref, expected in m.cases():
+        case = f"{m.name}/{ref}"
+        if ref in broken:
+            gate.check(case, False, "its control failed: the row proves nothing")
+            continue
+        recorded(gate, case, expected, run(ref), rerun)
 
 
 def recorded(gate: Gate, case: str, expected: str, result: tuple[bool, str, float], rerun: str) -> None:
@@ -260,12 +266,7 @@ class LibraryReplay:
         except RowError as e:  # the module no longer holds its `find`
             self.gate.check(m.name, False, str(e))
             return
-        for ref, expected in m.cases():
-            case = f"{m.name}/{ref}"
-            if ref in self.broken:
-                self.gate.check(case, False, "its control failed: the row proves nothing")
-                continue
-            recorded(self.gate, case, expected, self.run(ref, top), f"{self.rerun} {m.name}")
+        judge_cases(self.gate, m, self.broken, f"{self.rerun} {m.name}", lambda ref: self.run(ref, top))
 
 
 def client_rows(ns, build: Path, client: list[Mutant],
