@@ -20,9 +20,28 @@ import tomllib
 from pathlib import Path
 
 from ocsp import ocsp_der
-from pki import Issued, PkiError, bundle_pem, crl_pem, make_cert
+from openssl_cli import make_with_openssl
+from pki import (Issued, PkiError, bundle_pem, check_row, crl_pem, lookup, make_with_cryptography,
+                 make_with_trustme)
 
 HERE = Path(__file__).resolve().parent
+
+
+def make_cert(row: dict, registry: dict, defaults: dict, out: Path) -> Issued:
+    """One [[cert]] row by its tool: cryptography (pki.py), trustme, or the openssl CLI (openssl_cli.py)."""
+    check_row(row, defaults)
+    if row["name"] in registry:
+        raise PkiError(f"row {row['name']}: defined twice")
+    issuer = None if row.get("issuer", "self") == "self" else lookup(registry, row["issuer"], row["name"])
+    tool = row.get("tool", "cryptography")
+    if tool == "cryptography":
+        return make_with_cryptography(row, issuer, defaults, registry)
+    if tool == "trustme":
+        return make_with_trustme(row, issuer)
+    if tool == "openssl":
+        return make_with_openssl(row, issuer, defaults, registry, out)
+    raise PkiError(f"row {row['name']}: unknown tool {tool!r}")
+
 
 
 def load_spec(path: Path) -> dict:

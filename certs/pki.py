@@ -1,8 +1,10 @@
-"""Make one certificate from one [[cert]] row of pki.toml, with the tool the row names.
+"""The certificates of pki.toml's rows, made with cryptography or trustme, and what every maker
+shares (the row's checks, its subject, serial, validity and key; the registry of what was made).
 
-cryptography (the default) makes everything it can express; trustme makes the rows
-that show a stock trustme PKI (RSA-2048, child CAs without AKI); the openssl CLI makes
-what cryptography 38 cannot (v1 certificates, explicit-curve EC keys): see openssl_cli.py.
+cryptography (the default) makes everything it can express; trustme makes the rows that show a
+stock trustme PKI (RSA-2048, child CAs without AKI); the openssl CLI makes what cryptography 38
+cannot (v1 certificates, explicit-curve EC keys): openssl_cli.py, which imports this module and
+never the other way. gen.py picks the maker of a row (make_cert).
 """
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ import hashlib
 import ipaddress
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Optional
 
 from cryptography import x509
@@ -258,22 +259,6 @@ def check_row(row: dict, defaults: dict) -> None:
         raise PkiError(f"row {name}: unknown hash {row['hash']!r}")
     if not {"not_before", "not_after"} <= set(defaults):
         raise PkiError("[defaults] needs not_before and not_after")
-
-
-def make_cert(row: dict, registry: dict, defaults: dict, out: Path) -> Issued:
-    check_row(row, defaults)
-    if row["name"] in registry:
-        raise PkiError(f"row {row['name']}: defined twice")
-    issuer = None if row.get("issuer", "self") == "self" else lookup(registry, row["issuer"], row["name"])
-    tool = row.get("tool", "cryptography")
-    if tool == "cryptography":
-        return make_with_cryptography(row, issuer, defaults, registry)
-    if tool == "trustme":
-        return make_with_trustme(row, issuer)
-    if tool == "openssl":
-        from openssl_cli import make_with_openssl
-        return make_with_openssl(row, issuer, defaults, registry, out)
-    raise PkiError(f"row {row['name']}: unknown tool {tool!r}")
 
 
 CRL_KEYS = {"name", "what", "issuer", "revoked", "last_update", "next_update", "tamper"}
