@@ -110,6 +110,7 @@ CURLcode Runner::on_ssl_ctx(CURL*, void* ssl_ctx, void* userp) {
     if (a == nullptr) return;
     if (alert) {
       if ((ret & 0xff) == SSL_AD_CLOSE_NOTIFY) a->progress.close_notify_seen = true;
+      if ((ret >> 8) == SSL3_AL_FATAL) a->progress.fatal_alert = ret & 0xff;
       return;
     }
     if (a->progress.tls_done) return;  // TLS 1.3 tickets call it again

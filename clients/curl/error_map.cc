@@ -128,6 +128,11 @@ Outcome map_curl_error(CURLcode code, const std::string& errbuf, long verify_res
       // name check passed; until then CURLINFO_SSL_VERIFYRESULT reads 1 (its "!X509_V_OK").
       if (verify_result > 1) return verified(Stage::handshake, verify_result, p.x509_depth, text);
       if (p.x509_error != 0) return verified(Stage::handshake, p.x509_error, p.x509_depth, text);
+      // 7.88 names the server's certificate_expired alert so too (ossl_connect_step2), with a clean
+      // verify result: the peer's fatal alert is the cause, as tlsnb reports it (matrix client-cert-expired).
+      if (p.fatal_alert != 0)
+        return make_outcome(Stage::handshake, static_cast<long>(ERR_PACK(ERR_LIB_SSL, 0, SSL_AD_REASON_OFFSET + p.fatal_alert)),
+                            text + " (the peer's fatal alert " + SSL_alert_desc_string_long(p.fatal_alert) + ")");
       // The chain verified; libcurl's own name check, after the handshake, refused the name.
       return verified(Stage::handshake, p.host_is_ip ? x509_ip_mismatch : x509_hostname_mismatch, 0, text);
     case CURLE_SSL_CONNECT_ERROR:

@@ -27,6 +27,7 @@ struct Progress {
   long x509_error = 0;          // the first error OpenSSL's chain verification reported (observed only)
   int x509_depth = -1;          // and its depth
   bool close_notify_seen = false;  // the peer's close_notify alert arrived (SSL_CB_READ_ALERT)
+  int fatal_alert = 0;           // the description of the peer's fatal alert (SSL_CB_READ_ALERT), 0 if none
   bool resolve_refused = false;  // libcurl started a name lookup; the resolver-start callback refused it
   bool second_connection_refused = false;  // libcurl wanted a new connection mid-attempt
   long request_no = 1;         // the request running (1-based)
