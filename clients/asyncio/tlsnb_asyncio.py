@@ -45,6 +45,12 @@ many attempts as coroutines. TARGET is an IPv4 literal or a name (a name needs -
   --system-trust        also load the system's default trust paths
   --no-verify           do not verify the peer (controls only)
   --partial-chain       accept a chain ending at any trusted certificate (VERIFY_X509_PARTIAL_CHAIN)
+  --crl FILE            a CRL (PEM; repeatable), loaded into the context's store: the leaf's issuer
+                        must have a valid one (VERIFY_CRL_CHECK_LEAF)
+  --crl-all             every certificate of the chain needs its issuer's CRL (VERIFY_CRL_CHECK_CHAIN)
+  --cert FILE --key FILE
+                        a client certificate (chain, PEM) and its key (SSLContext.load_cert_chain),
+                        sent whenever the server asks (Python has no hook on the CA names it asks for)
   --tls-max 1.2|1.3     highest protocol version offered (the lowest is always TLS 1.2)
   --sigpipe default|ignore
                         SIGPIPE disposition; CPython already ignores SIGPIPE at start-up, and
@@ -63,7 +69,8 @@ many attempts as coroutines. TARGET is an IPv4 literal or a name (a name needs -
   --help                this text
 
 Not available here (exit 89): --verify-depth (no Python API), --transport fd, --ns,
---dns-udp, --dns-timeout-ms, --allow-private.
+--dns-udp, --dns-timeout-ms, --allow-private, --ocsp-staple (no staple API), --pin-sha256 (no
+verified chain before 3.13).
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration,
 89 a flag or value this client cannot honour.
 """
@@ -113,6 +120,10 @@ class Options:
         self.system_trust = False
         self.verify = True
         self.partial_chain = False
+        self.crls: list[str] = []
+        self.crl_all = False
+        self.client_cert = ""
+        self.client_key = ""
         self.tls_max = "1.3"
         self.sigpipe = ""  # "", "default", "ignore"
         self.count = 1
@@ -176,14 +187,14 @@ def parse_options(argv: list[str]) -> Options | None:
             raise Usage(f"{flag}: expects IPv4:PORT, got '{v}'")
         o.unsupported.append("--ns: this client has no DNS resolver of its own on the loop")
 
+    def crl(flag, v):
+        if not v:
+            raise Usage(f"{flag}: expects a non-empty value")
+        o.crls.append(v)
+
     def not_built():
-        """The revocation, identity and pinning flags: exit 89 with the reason (a value is still read)."""
-        why = {"--crl": (True, "not built in this adapter (ssl's VERIFY_CRL_CHECK_LEAF and a CRL in "
-                               "load_verify_locations would carry it)"),
-               "--crl-all": (False, "not built in this adapter (ssl's VERIFY_CRL_CHECK_CHAIN)"),
-               "--ocsp-staple": (True, "Python's ssl module neither asks for nor exposes an OCSP staple"),
-               "--cert": (True, "not built in this adapter (SSLContext.load_cert_chain would carry it)"),
-               "--key": (True, "not built in this adapter (SSLContext.load_cert_chain would carry it)"),
+        """The staple and pinning flags: exit 89 with the reason (a value is still read)."""
+        why = {"--ocsp-staple": (True, "Python's ssl module neither asks for nor exposes an OCSP staple"),
                "--pin-sha256": (True, "Python 3.11's ssl exposes the leaf only, not the verified chain "
                                       "(get_verified_chain is 3.13)")}
         return {flag: (value, lambda f, v, w=w: o.unsupported.append(f"{f}: {w}")) for flag, (value, w) in why.items()}
@@ -203,6 +214,10 @@ def parse_options(argv: list[str]) -> Options | None:
         "--system-trust": toggle("system_trust", True),
         "--no-verify": toggle("verify", False),
         "--partial-chain": toggle("partial_chain", True),
+        "--crl": (True, crl),
+        "--crl-all": toggle("crl_all", True),
+        "--cert": text("client_cert"),
+        "--key": text("client_key"),
         "--verify-depth": (True, verify_depth),
         "--tls-max": choice("tls_max", ("1.2", "1.3")),
         "--transport": (True, transport),
@@ -257,6 +272,10 @@ def parse_options(argv: list[str]) -> Options | None:
     o.target, o.port = hp
     if not o.name:
         o.name = o.target
+    if bool(o.client_cert) != bool(o.client_key):
+        raise Usage("--cert and --key go together")
+    if not o.verify and (o.crls or o.crl_all):
+        raise Usage("--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)")
     if o.unsupported:  # asked for what this client does not have (--ns makes a name TARGET legitimate)
         raise Unsupported(o.unsupported[0])
     if not is_ipv4(o.target) and not o.connect_ip:
@@ -457,6 +476,41 @@ def check_trust_file(path: str) -> None:
         raise Usage(f"--cafile: no PEM certificate in '{path}'")
 
 
+def load_crls(ctx: ssl.SSLContext, o: Options) -> None:
+    """Each --crl into the context's store (a file that holds a certificate would add a trust anchor:
+    refused), then the check: the leaf's issuer (CRL_CHECK), or every issuer of the chain (CRL_CHECK_ALL)."""
+    for path in o.crls:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        if b"-----BEGIN X509 CRL-----" not in data or b"-----BEGIN CERTIFICATE-----" in data:
+            raise Usage(f"--crl: no PEM CRL could be loaded from '{path}'")
+        try:
+            ctx.load_verify_locations(cafile=path)
+        except (ssl.SSLError, OSError, ValueError):
+            raise Usage(f"--crl: no PEM CRL could be loaded from '{path}'")
+    if o.crls or o.crl_all:
+        ctx.verify_flags |= ssl.VERIFY_CRL_CHECK_CHAIN if o.crl_all else ssl.VERIFY_CRL_CHECK_LEAF
+
+
+def load_identity(ctx: ssl.SSLContext, o: Options) -> None:
+    """--cert and --key (load_cert_chain: the key must match the certificate), tlsnb's words for each refusal."""
+    try:
+        ctx.load_cert_chain(o.client_cert, o.client_key)
+    except ssl.SSLError as exc:
+        # a key of the certificate's type that differs (KEY_VALUES_MISMATCH), or a key of another type,
+        # which OpenSSL files in another slot with no certificate (NO_CERTIFICATE_ASSIGNED): no match
+        if exc.reason in ("KEY_VALUES_MISMATCH", "NO_CERTIFICATE_ASSIGNED"):
+            raise Usage(f"--key: '{o.client_key}' does not match the certificate of --cert '{o.client_cert}'")
+        if exc.library == "PEM" or "PEM" in str(exc):
+            raise Usage(f"--key: no PEM private key could be loaded from '{o.client_key}' ({exc_text(exc)})")
+        raise Usage(f"--cert: '{o.client_cert}' could not be loaded: {exc_text(exc)}")
+    except OSError:
+        raise Usage(f"--cert/--key: cannot read '{o.client_cert}' or '{o.client_key}'")
+
+
 def make_context(o: Options) -> ssl.SSLContext:
     """What ssl.create_default_context() makes (PROTOCOL_TLS_CLIENT: CERT_REQUIRED, check_hostname,
     Python's cipher list, no partial wildcards), then TLS 1.2 minimum, --tls-max, and
@@ -483,9 +537,12 @@ def make_context(o: Options) -> ssl.SSLContext:
                 ctx.set_default_verify_paths()
         if o.partial_chain:
             ctx.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+        load_crls(ctx, o)
     else:
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
+    if o.client_cert:
+        load_identity(ctx, o)
     return ctx
 
 
@@ -853,6 +910,10 @@ def run(argv: list[str]) -> int:
     except (ssl.SSLError, OSError) as exc:
         return fail_line(2, "the TLS context could not be made: " + exc_text(exc))
     logging.getLogger("asyncio").setLevel(logging.CRITICAL + 10)
+    # ssl encodes server_hostname with the idna codec, whose module is imported at its first use:
+    # in the first attempt, which then fails (OSError EMFILE reading encodings/idna.py) when the
+    # descriptors have run out by then (client.tsv descriptors-exhausted). Imported here, once.
+    "hooks.test".encode("idna")
     run_ = Run(o, ctx)
     with asyncio.Runner(loop_factory=runner_factory) as runner:
         runner.run(run_.main())

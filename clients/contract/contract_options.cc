@@ -88,6 +88,8 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
   if (o.client_cert.empty() != o.client_key.empty()) return fail(exit_usage, "--cert and --key go together");
   if (!o.verify && !o.pins.empty())
     return fail(exit_usage, "--pin-sha256 needs verification: pins never replace it (drop --no-verify)");
+  if (!o.verify && (!o.crls.empty() || o.crl_all || o.ocsp_staple != "off"))
+    return fail(exit_usage, "--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)");
   if (!lacked.empty()) return fail(exit_lacking, lacked);
   if (!tlsnb::is_ipv4(o.target) && o.connect_ip.empty())
     return fail(exit_usage, "TARGET '" + o.target + "' is a name: give --connect IP " + lacks.never_resolves);

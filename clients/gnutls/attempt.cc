@@ -1,6 +1,7 @@
 #include "attempt.h"
 
 #include <arpa/inet.h>
+#include <gnutls/ocsp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -227,7 +228,25 @@ Attempt::Step Attempt::step_handshake() {
   int call_errno = errno;
   if (r != GNUTLS_E_SUCCESS) return after_error(r, Stage::handshake, call_errno);
   handshake_done();
+  if (staple_missing()) {
+    // RFC 6066's bad_certificate_status_response (113), which GnuTLS names no constant for; one try
+    gnutls_alert_send(io_.session, GNUTLS_AL_FATAL, static_cast<gnutls_alert_description_t>(113));
+    Outcome o = make_outcome(Stage::handshake, x509::ocsp_verify_needed,
+                             "--ocsp-staple require: the server stapled no OCSP response GnuTLS verified");
+    o.verify_depth = 0;
+    return fail(o);
+  }
   return next_after_handshake();
+}
+
+// --ocsp-staple require: GnuTLS asked for a staple and judged any that came (a bad or revoked one
+// fails the handshake itself); what it does not do is fail when none came. A resumed session
+// carries no staple and needs none: it was saved by an attempt whose full handshake passed this
+// check (save_session runs at the close), as tlsnb's rule (client/README.md).
+bool Attempt::staple_missing() const {
+  const Options& o = *shared_.options;
+  return o.verify && o.ocsp_staple == "require" && !resumed_ &&
+         gnutls_ocsp_status_request_is_checked(io_.session, 0) == 0;
 }
 
 void Attempt::handshake_done() {

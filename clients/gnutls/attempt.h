@@ -76,6 +76,7 @@ class Attempt {
   Step after_error(long result, Stage stage, int call_errno);
   Step take_response_bytes(const uint8_t* data, size_t len);
   Step fail(Outcome outcome);
+  bool staple_missing() const;
   void handshake_done();
   Step next_after_handshake();
   void save_session();

@@ -73,6 +73,13 @@ Verdict judge(unsigned int status, const PeerChain& chain, bool name_is_ip) {
   }
   if (has(GNUTLS_CERT_UNEXPECTED_OWNER)) return {name_is_ip ? x509::ip_address_mismatch : x509::hostname_mismatch, 0};
   if (has(GNUTLS_CERT_REVOKED)) return {x509::revoked, -1};
+  // Revocation data GnuTLS holds but cannot use: a CRL past its nextUpdate (or an OCSP response past
+  // its own), one issued in the future; a stapled response it could not verify; none where the leaf
+  // requires one (must-staple) or the adapter does (--ocsp-staple require: attempt.cc).
+  if (has(GNUTLS_CERT_REVOCATION_DATA_SUPERSEDED)) return {x509::crl_has_expired, -1};
+  if (has(GNUTLS_CERT_REVOCATION_DATA_ISSUED_IN_FUTURE)) return {x509::crl_not_yet_valid, -1};
+  if (has(GNUTLS_CERT_INVALID_OCSP_STATUS)) return {x509::ocsp_verify_failed, 0};
+  if (has(GNUTLS_CERT_MISSING_OCSP_STATUS)) return {x509::ocsp_verify_needed, 0};
   if (has(GNUTLS_CERT_SIGNATURE_FAILURE)) return {x509::signature_failure, -1};
   if (has(GNUTLS_CERT_NOT_ACTIVATED)) return {x509::not_yet_valid, chain.time_error_depth(false)};
   if (has(GNUTLS_CERT_EXPIRED)) return {x509::expired, chain.time_error_depth(true)};

@@ -14,6 +14,8 @@ namespace x509 {  // OpenSSL 3.0 x509_vfy.h
 constexpr long unspecified = 1;
 constexpr long unable_to_get_issuer = 2;
 constexpr long signature_failure = 7;
+constexpr long crl_not_yet_valid = 11;
+constexpr long crl_has_expired = 12;
 constexpr long not_yet_valid = 9;
 constexpr long expired = 10;
 constexpr long depth_zero_self_signed = 18;
@@ -30,6 +32,8 @@ constexpr long ip_address_mismatch = 64;
 constexpr long ee_key_too_small = 66;
 constexpr long ca_key_too_small = 67;
 constexpr long ca_md_too_weak = 68;
+constexpr long ocsp_verify_needed = 73;
+constexpr long ocsp_verify_failed = 74;
 constexpr long invalid_ca = 79;  // X509_V_ERR_INVALID_CA in OpenSSL 3 (24 is NO_ISSUER_PUBLIC_KEY)
 }  // namespace x509
 

@@ -7,12 +7,9 @@ ParseResult parse_options(const std::vector<std::string>& args) {
       {{"--verify-depth", true, "not offered: --verify-depth: GnuTLS's gnutls_certificate_set_verify_limits counts "
                                 "the certificates the peer sent, not OpenSSL's chain depth; not offered"},
        {"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
-       {"--crl", true, "not built: --crl: GnuTLS has it, this adapter does not set it yet"},
-       {"--crl-all", false, "not built: --crl-all: GnuTLS has it, this adapter does not set it yet"},
-       {"--ocsp-staple", true, "not built: --ocsp-staple: GnuTLS has it, this adapter does not set it yet"},
-       {"--cert", true, "not built: --cert: GnuTLS has it, this adapter does not set it yet"},
-       {"--key", true, "not built: --key: GnuTLS has it, this adapter does not set it yet"},
-       {"--pin-sha256", true, "not built: --pin-sha256: GnuTLS has it, this adapter does not set it yet"},
+       {"--crl-all", false, "not offered: --crl-all: GnuTLS checks every CRL it holds against every certificate "
+                            "of the chain but has no mode that requires one (a missing CRL is no error)"},
+       {"--pin-sha256", true, "not built: --pin-sha256: GnuTLS has no pin option (its stored-key check is trust on first use); a pin check over the peer's chain is not written here"},
        {"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
        {"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
        {"--allow-private", false, "not offered: --allow-private: this client has no resolver"}},
@@ -46,10 +43,19 @@ attempt. TARGET is an IPv4 literal or a name (a name needs --connect).
   --deadline-ms MS      per attempt, from its start to its last response (default 2000)
   --resume              offer a session saved by an earlier attempt of this run
   --hold-ms MS          hold each connection open this long after the handshake
+  --crl FILE            CRLs (PEM; repeatable): gnutls_certificate_set_x509_crl_file; GnuTLS checks
+                        them against every certificate of the chain and accepts one it has no CRL for
+  --ocsp-staple off|check|require
+                        off and check: GnuTLS's default, which asks for a staple and judges one that
+                        comes (gnutls_certificate_verify_peers); require: also fail when none came
+                        (handshake/73, X509_V_ERR_OCSP_VERIFY_NEEDED)
+  --cert FILE --key FILE
+                        a client certificate (chain, PEM) and its key: gnutls_certificate_set_x509_key_file;
+                        GnuTLS sends it when its issuer is among the CA names the server asks for
   --json                one JSON object per attempt, then one summary object
   --help                this text
 
-Not offered (exit 89): --verify-depth, --ns and the resolver's flags.
+Not offered (exit 89): --verify-depth, --crl-all, --pin-sha256, --ns and the resolver's flags.
 Outcomes (stage/detail): ok/0; connect/errno; handshake/X509_V_ERR_* number or OpenSSL's packed
 SSL_R_* code (see profile.toml [error_map]), -1 peer closed without an alert; write/errno;
 read/errno or code, -1 closed without close_notify, -2 chunked, -3 malformed, 0 close_notify
