@@ -272,7 +272,18 @@ def once(ns, tests: list[Test], labels: list[str], tag: str = "") -> Run:
     print_summary(label_rows(selected(ns, tests, labels), labels, run), run, repeats_in(junit))
     if ns.profile:
         profile(junit, tests, run)
+    if "clients" in labels:
+        results_page(junit, ns.build_dir / "work")
     return run
+
+
+def results_page(junit: Path, work: Path) -> None:
+    """The one picture of every client (clients/results_page.py): written after a run that crossed
+    the clients, its path printed; never part of the verdict."""
+    out = work / "results.html"
+    done = subprocess.run([sys.executable, str(ROOT / "clients" / "results_page.py"), "--junit", str(junit),
+                           "--work", str(work), "--out", str(out)], capture_output=True, text=True)
+    print((done.stdout or done.stderr).strip() or f"results page: exit {done.returncode}", flush=True)
 
 
 class CpuHog:

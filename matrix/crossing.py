@@ -6,7 +6,9 @@ must come out exactly as the reference's. Keys:
 
     name   the matrix row
     got    what the client shows: an outcome, `skip` (it exits 89 for this row), or a table by
-           version ("1.2") or version and server ("1.2 lab") as in rows.toml
+           version ("1.2") or version and server ("1.2 lab") as in rows.toml; an outcome may be
+           alternatives, "A|B": a race the client's library does not settle, each one observed
+           (--update keeps them while what it sees is one of them)
     kind   bug | policy | limit: whose fault the difference is
     why    the reason, in words (written by a person: --update leaves it empty, and a cell
            whose recorded difference has no reason fails)
@@ -26,7 +28,8 @@ from harness.rows import RowError, load_toml
 SKIP = "skip"
 SCHEMA = {"name": (str, True), "got": (object, True), "kind": (str, True), "why": (str, True)}
 HEADER = """# Where this client's matrix cells differ from the reference's (tlsnb), one [[row]] each; a row
-# not here comes out as tlsnb's. got: an outcome, `skip` (exit 89) or a table by "1.2" / "1.2 lab".
+# not here comes out as tlsnb's. got: an outcome, `skip` (exit 89) or a table by "1.2" / "1.2 lab";
+# "A|B" is a race the library does not settle, each alternative observed.
 # kind: bug | policy | limit. why: the reason. `got` is OBSERVED: run_matrix.py --client NAME --update
 # rewrites it and keeps kind and why; a new difference is written with kind and why empty, and
 # fails until a person writes them.

@@ -26,7 +26,7 @@ constexpr Same same_meaning[] = {
     {GNUTLS_E_RECORD_OVERFLOW, 198},              // SSL_R_PACKET_LENGTH_TOO_LONG
 };
 
-constexpr long ssl_r_wrong_version_number = 267;
+using contract::ssl_r_wrong_version_number;
 
 std::string status_text(unsigned int status) {
   gnutls_datum_t out{nullptr, 0};

@@ -3,73 +3,18 @@
 #include <cstdio>
 #include <new>
 
-#include "client/http_request.h"
-#include "client/process_figures.h"
-#include "clients/contract/contract_report.h"
-#include "loop.h"
+#include "attempt.h"
+#include "clients/contract/adapter_run.h"
 #include "options.h"
-#include "session_store.h"
 #include "tls_config.h"
 
 namespace tlsgnu {
 namespace {
 
-using contract::exit_usage;
-
-// The summary's own figures, at its end: the descriptors open now (inherited ones included) and
-// the library's version. Counted before the process figures are read: their file is not one.
-// Out of memory for those, the counts still go out: the run's outcomes are printed already.
-void print_summary(const contract::Report& report, const RunStats& stats) {
-  try {
-    long fds_open = tlsnb::count_open_fds();
-    std::string library = library_version();
-    contract::OwnFigures own;
-    own.at_end = [&](tlsnb::JsonLine& line) { line.num("fds_open_at_end", fds_open).str("library", library); };
-    own.text_at_end = " library=" + library;
-    report.summary(stats, tlsnb::read_process_figures(), own);
-  } catch (const std::bad_alloc&) {
-    report.summary_out_of_memory(stats);
-  }
-}
-
 // The run's shared state could not be made for want of a resource: every attempt is setup/9.
-int report_setup_failure(const Options& o, const std::string& why) {
-  std::fprintf(stderr, "tlsnb-gnutls: %s\n", why.c_str());
-  contract::Report report(o.json);
-  Shared shared;
-  shared.options = &o;
-  RunStats stats;
-  for (long i = 0; i < o.count; ++i) {
-    Attempt attempt(static_cast<uint64_t>(i), shared);
-    attempt.finish(setup_outcome(SetupFailure::context, why));
-    report.attempt(attempt.record());
-    ++stats.count;
-    ++stats.failed;
-  }
-  print_summary(report, stats);
-  return 1;
-}
-
-int run_loop(const Options& o, TlsConfig& config) {
-  contract::Report report(o.json);
-  SessionStore sessions(static_cast<size_t>(o.parallel));
-  Shared shared;
-  shared.options = &o;
-  shared.tls = &config;
-  shared.sessions = &sessions;
-  shared.request = tlsnb::http_request(o.name, o.body, o.seed);
-  RunStats stats;
-  std::string error;
-  {
-    Loop loop(o, shared, [&report](const Attempt& a) { report.attempt(a.record()); });
-    if (!loop.run(&stats, &error)) {
-      std::fprintf(stderr, "tlsnb-gnutls: %s\n", error.c_str());
-      return exit_usage;
-    }
-  }
-  print_summary(report, stats);
-  std::fflush(stdout);
-  return stats.failed == 0 ? 0 : 1;
+int setup_failed(const Options& o, const std::string& why) {
+  return contract::report_setup_failure<Attempt, Shared>(o, "tlsnb-gnutls", why, setup_outcome(SetupFailure::context, why),
+                                                         library_version());
 }
 
 int run(const std::vector<std::string>& args) {
@@ -80,16 +25,18 @@ int run(const std::vector<std::string>& args) {
   if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
 
   GnutlsGlobal global;
-  if (!global.ok()) return report_setup_failure(o, std::string("gnutls_global_init: ") + gnutls_strerror(global.result()));
+  if (!global.ok()) return setup_failed(o, std::string("gnutls_global_init: ") + gnutls_strerror(global.result()));
   ConfigResult made = make_config(o);
   if (!made.config) {
     if (made.config_error) {
       std::fprintf(stderr, "tlsnb-gnutls: %s\n", made.error.c_str());
-      return exit_usage;
+      return contract::exit_usage;
     }
-    return report_setup_failure(o, made.error);
+    return setup_failed(o, made.error);
   }
-  return run_loop(o, *made.config);
+  Shared shared;
+  shared.tls = made.config.get();
+  return contract::run_attempts<Attempt>(o, shared, "tlsnb-gnutls", library_version());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace details = tlsnb::details;
 enum class SetupFailure : long {
   session_init = 1,   // gnutls_init
   priority = 2,       // gnutls_priority_set
-  socket = 3,
+  socket = 3,         // 3, 7, 8: clients/contract's BaseSetup, the same in every adapter
   credentials = 4,    // gnutls_credentials_set
   verify_name = 5,    // unused: gnutls_session_set_verify_cert2 returns nothing to fail on
   sni = 6,            // gnutls_server_name_set

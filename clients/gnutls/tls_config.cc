@@ -34,13 +34,6 @@ FileCheck check_trust_file(const std::string& path, std::string* why) {
   return FileCheck::usable;
 }
 
-ConfigResult fail(std::string why, bool config_error) {
-  ConfigResult r;
-  r.error = std::move(why);
-  r.config_error = config_error;
-  return r;
-}
-
 // Each --crl into the credentials (gnutls_certificate_set_x509_crl_file: the count of CRLs it read;
 // a file with none, or with a certificate only, is the user's to fix).
 std::string load_crls(gnutls_certificate_credentials_t credentials, const Options& o, bool* config_error) {
@@ -106,37 +99,37 @@ ConfigResult make_config(const Options& o) {
   if (!o.cafile.empty()) {
     std::string why;
     FileCheck check = check_trust_file(o.cafile, &why);
-    if (check != FileCheck::usable) return fail("--cafile: " + why, check == FileCheck::unusable);
+    if (check != FileCheck::usable) return ConfigResult::failed("--cafile: " + why, check == FileCheck::unusable);
   }
   auto config = std::make_unique<TlsConfig>();
   int r = gnutls_certificate_allocate_credentials(&config->credentials_);
-  if (r < 0) return fail(std::string("gnutls_certificate_allocate_credentials: ") + gnutls_strerror(r), false);
+  if (r < 0) return ConfigResult::failed(std::string("gnutls_certificate_allocate_credentials: ") + gnutls_strerror(r), false);
   if (o.verify) {
     if (!o.cafile.empty()) {
       r = gnutls_certificate_set_x509_trust_file(config->credentials_, o.cafile.c_str(), GNUTLS_X509_FMT_PEM);
-      if (r == GNUTLS_E_MEMORY_ERROR) return fail("--cafile: out of memory", false);
-      if (r < 0) return fail("--cafile: '" + o.cafile + "': " + gnutls_strerror(r), true);
-      if (r == 0) return fail("--cafile: no PEM certificate in '" + o.cafile + "'", true);
+      if (r == GNUTLS_E_MEMORY_ERROR) return ConfigResult::failed("--cafile: out of memory", false);
+      if (r < 0) return ConfigResult::failed("--cafile: '" + o.cafile + "': " + gnutls_strerror(r), true);
+      if (r == 0) return ConfigResult::failed("--cafile: no PEM certificate in '" + o.cafile + "'", true);
     }
     if (o.cafile.empty() || o.system_trust) {
       r = gnutls_certificate_set_x509_system_trust(config->credentials_);
-      if (r < 0) return fail(std::string("the system trust store could not be loaded: ") + gnutls_strerror(r), true);
+      if (r < 0) return ConfigResult::failed(std::string("the system trust store could not be loaded: ") + gnutls_strerror(r), true);
     }
     bool config_error = true;
     if (std::string why = load_crls(config->credentials_, o, &config_error); !why.empty())
-      return fail(why, config_error);
+      return ConfigResult::failed(why, config_error);
   }
   if (!o.client_cert.empty()) {
     bool config_error = true;
     if (std::string why = load_identity(config->credentials_, o, &config_error); !why.empty())
-      return fail(why, config_error);
+      return ConfigResult::failed(why, config_error);
   }
   config->priority_text_ = o.tls_max == 12 ? "NORMAL:-VERS-ALL:+VERS-TLS1.2" : "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
   const char* err_pos = nullptr;
   r = gnutls_priority_init(&config->priority_, config->priority_text_.c_str(), &err_pos);
   if (r < 0) {
     config->priority_ = nullptr;
-    return fail(std::string("gnutls_priority_init: ") + gnutls_strerror(r), r != GNUTLS_E_MEMORY_ERROR);
+    return ConfigResult::failed(std::string("gnutls_priority_init: ") + gnutls_strerror(r), r != GNUTLS_E_MEMORY_ERROR);
   }
   // Typed verification data: an IP literal is matched against IP SANs only, a name by RFC 6125.
   config->purpose_ = GNUTLS_KP_TLS_WWW_SERVER;
@@ -150,9 +143,7 @@ ConfigResult make_config(const Options& o) {
   }
   config->vdata_.push_back(
       {GNUTLS_DT_KEY_PURPOSE_OID, reinterpret_cast<unsigned char*>(config->purpose_.data()), 0});
-  ConfigResult result;
-  result.config = std::move(config);
-  return result;
+  return ConfigResult::of(std::move(config));
 }
 
 }  // namespace tlsgnu

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clients/contract/made.h"
 #include "options.h"
 
 namespace tlsgnu {
@@ -27,8 +28,6 @@ class GnutlsGlobal {
   int result_;
 };
 
-struct ConfigResult;
-
 class TlsConfig {
  public:
   TlsConfig() = default;
@@ -45,7 +44,7 @@ class TlsConfig {
   const std::string& priority_text() const { return priority_text_; }
 
  private:
-  friend ConfigResult make_config(const Options& o);
+  friend contract::Made<TlsConfig> make_config(const Options& o);
   gnutls_certificate_credentials_t credentials_ = nullptr;
   gnutls_priority_t priority_ = nullptr;
   std::string name_;                     // NUL-terminated, for GNUTLS_DT_DNS_HOSTNAME
@@ -55,11 +54,7 @@ class TlsConfig {
   std::string priority_text_;
 };
 
-struct ConfigResult {
-  std::unique_ptr<TlsConfig> config;
-  std::string error;
-  bool config_error = false;  // the user's to fix (exit 2), else a resource failure (every attempt setup/9)
-};
+using ConfigResult = contract::Made<TlsConfig>;  // the config, or the one line and whose it is to fix
 
 ConfigResult make_config(const Options& o);
 

@@ -87,3 +87,22 @@ TEST(ContractOptions, ReadyToRunAnswersHelpAndErrorsWithTheirExitStatus) {
   EXPECT_EQ(code, contract::exit_lacking);
   EXPECT_TRUE(contract::ready_to_run(parse({"127.0.0.1:1"}), "client", "", &code));
 }
+
+TEST(ContractOptions, RevocationNeedsVerificationAsTlsnbSays) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--no-verify", "--crl", "x.crl", "127.0.0.1:1"},
+                                               {"--no-verify", "--crl-all", "127.0.0.1:1"},
+                                               {"--no-verify", "--ocsp-staple", "check", "127.0.0.1:1"}}) {
+    auto r = parse(args);
+    EXPECT_FALSE(r.options) << args[1];
+    EXPECT_EQ(r.exit_code, contract::exit_usage) << args[1];
+    EXPECT_EQ(r.error, "--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)") << args[1];
+  }
+  EXPECT_TRUE(parse({"--no-verify", "--ocsp-staple", "off", "127.0.0.1:1"}).options);
+  EXPECT_TRUE(parse({"--crl", "x.crl", "127.0.0.1:1"}).options);
+}
+
+TEST(ContractOptions, TheLastTlsMaxWins) {  // clients/mbedtls's profile starts it with --tls-max 1.2; a row may ask 1.3
+  auto r = parse({"--tls-max", "1.2", "--tls-max", "1.3", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->tls_max, 13);
+}

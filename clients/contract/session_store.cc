@@ -1,6 +1,6 @@
-#include "session_store.h"
+#include "clients/contract/session_store.h"
 
-namespace tlsgnu {
+namespace contract {
 
 void SessionStore::store(std::string data) {
   if (capacity_ == 0 || data.empty()) return;
@@ -15,4 +15,4 @@ bool SessionStore::take(std::string* data) {
   return true;
 }
 
-}  // namespace tlsgnu
+}  // namespace contract

@@ -1,13 +1,14 @@
-// --resume: sessions (gnutls_session_get_data2) saved by finished attempts, offered to later
-// ones (gnutls_session_set_data). One run has one name, port and trust configuration, so one
-// pool; each saved session is offered once (a TLS 1.3 ticket is meant for one use).
+// --resume: sessions saved by finished attempts (the library's serialized form: GnuTLS's
+// gnutls_session_get_data2, mbedTLS's mbedtls_ssl_session_save), offered to later ones. One run
+// has one name, port and trust configuration, so one pool; each saved session is offered once
+// (a TLS 1.3 ticket is meant for one use).
 #pragma once
 
 #include <cstddef>
 #include <deque>
 #include <string>
 
-namespace tlsgnu {
+namespace contract {
 
 class SessionStore {
  public:
@@ -22,4 +23,4 @@ class SessionStore {
   std::deque<std::string> pool_;
 };
 
-}  // namespace tlsgnu
+}  // namespace contract
