@@ -101,7 +101,10 @@ def gate_cell(gate: str, client: str, case: str, junit: dict, records: dict, dis
     found = junit.get(case)
     reason = disabled.get(f"{gate}:{case}") or disabled.get(f"{gate}:{case.split('/')[0]}")
     if found is None:
-        return Cell("skip", "disabled", why=reason) if reason else Cell("none", "not run")
+        if reason:
+            return Cell("skip", "disabled", why=reason)
+        one_transport = case.endswith("/fd") and not any(k.endswith("/fd") for k in junit)
+        return Cell("none", "one transport (bio)" if junit and one_transport else "not run")
     verdict, message = found
     if verdict == "FAIL":
         return Cell("fail", "FAIL", why=message[:300])
@@ -122,11 +125,13 @@ def gate_section(gate: str, clients: list[str], junit_dir: Path) -> tuple[list[s
     per_client = {"tlsnb": read_junit(junit_dir / f"{ref_file}.xml")}
     for c in clients[1:]:
         per_client[c] = read_junit(junit_dir / f"{client_file.format(c=c)}.xml")
-    rows: list[str] = []
-    for c in clients:
-        for case in per_client[c]:
-            if case not in rows:
-                rows.append(case)
+    rows: list[str] = list(per_client["tlsnb"])
+    for c in clients[1:]:
+        # a client without --transport runs a row once, as the case itself (Plain for Plain/bio): its
+        # cell goes on the reference's bio row
+        per_client[c] = {(f"{case}/bio" if case not in rows and f"{case}/bio" in rows else case): v
+                         for case, v in per_client[c].items()}
+        rows += [case for case in per_client[c] if case not in rows]
     cells = {}
     for c in clients:
         records = read_toml(CLIENTS / c / record_file, "case") if c != "tlsnb" else {}
@@ -212,8 +217,10 @@ document.querySelectorAll('input').forEach(e => e.addEventListener('change', app
 def render_cell(cell: Cell) -> str:
     cls = cell.kind if cell.state == "diff" and cell.kind in KINDS else cell.state
     mark = f'<span class="k">{cell.kind}</span>' if cell.state == "diff" else ""
-    why = f'<span class="why">{html.escape(cell.why)}</span>' if cell.why and cell.state != "same" else ""
-    return f'<td class="{cls}">{mark}{html.escape(cell.text)}{why}</td>'
+    brief = cell.why if len(cell.why) <= 110 else cell.why[:105].rsplit(" ", 1)[0] + " ..."
+    why = f'<span class="why">{html.escape(brief)}</span>' if cell.why and cell.state != "same" else ""
+    title = f' title="{html.escape(cell.why, quote=True)}"' if cell.why else ""
+    return f'<td class="{cls}"{title}>{mark}{html.escape(cell.text)}{why}</td>'
 
 
 def section(gate: str, clients: list[str], rows: list[str], cells: dict, ran: dict, full_note: str) -> str:
@@ -251,7 +258,7 @@ def page(clients: list[str], sections: dict, notes: dict) -> str:
                     for k in ("all", *KINDS, "fail"))
     body = "".join(section(g, clients, *sections[g], notes[g]) for g in sections)
     return (f"<!doctype html><meta charset='utf-8'><title>tlslab: every client</title><style>{STYLE}</style>"
-            f"<h1>tlslab: every gate's rows, every client</h1><p class='note'>Each cell: <b>as tlsnb</b> (the client "
+            f"<h1>tlslab: every gate's rows, every client</h1><p class='note'>Each cell (hover it for the whole reason): <b>as tlsnb</b> (the client "
             f"held the reference's own expectation), a recorded difference with its kind (<b>bug</b>, <b>policy</b>, "
             f"<b>limit</b>) and reason, a skip (exit 89 or disabled, with why), a failure of the last run, or not run. "
             f"The default gate samples the matrix and the leak rows and runs the client rows under <code>--full</code> only: "

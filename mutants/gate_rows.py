@@ -101,7 +101,7 @@ class GateRows:
         LIMIT: the seconds a run may take (at most its test's TIMEOUT) before it is killed."""
         start = time.monotonic()
         for test in row.tests:
-            argv = [programs.get(a, a) for a in row.argv(test)]
+            argv = own_work([programs.get(a, a) for a in row.argv(test)], work / test.name)
             env = {k: v for k, v in {**os.environ, **test.env, "TLSLAB_WORK": str(work), "TLSLAB_FAIL_FAST": "1",
                                      "TLSLAB_RUN_LIMIT": f"{RUN_LIMIT_S:.0f}"}.items()
                    if k != "TLSLAB_JUNIT_DIR"}   # a mutant's run is not the gate's result; its first FAIL is the kill
@@ -119,6 +119,16 @@ class GateRows:
     def programs_in(self, row: GateRow, paths: set[str]) -> set[str]:
         """Which of PATHS (the build's programs) the row's commands run."""
         return {a for t in row.tests for a in row.argv(t) if a in paths}
+
+
+def own_work(argv: list[str], folder: Path) -> list[str]:
+    """A gate's command that names its scratch folder (`--work DIR`, as the matrix gates do) gets the
+    mutant run's own: a mutant's cells must never land where the gate's results page reads them."""
+    out = list(argv)
+    for i, a in enumerate(out[:-1]):
+        if a == "--work":
+            out[i + 1] = str(folder)
+    return out
 
 
 def first_failure(out: str, err: str) -> str:
