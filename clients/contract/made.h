@@ -12,6 +12,7 @@ struct Made {
   std::unique_ptr<T> config;
   std::string error;
   bool config_error = false;
+  bool lacking = false;  // with config_error: a value the library cannot honour (exit 89), not bad usage
 
   static Made failed(std::string why, bool user_to_fix) {
     Made m;

@@ -1,0 +1,56 @@
+// One attempt on wolfSSL: the library's half of contract::AttemptBase (clients/contract). The
+// socket, the connect, epoll, the timers and the response reader are the base's; here the WOLFSSL
+// object, the handshake and record I/O. WOLFSSL_ERROR_WANT_READ / _WANT_WRITE leave the state as
+// it is, say which readiness to wait for, and the same call is made again.
+#pragma once
+
+#include <wolfssl/options.h>
+#include <wolfssl/ssl.h>
+
+#include <cstdint>
+#include <string>
+
+#include "clients/contract/attempt_base.h"
+#include "clients/contract/session_store.h"
+#include "options.h"
+#include "tls_config.h"
+
+namespace tlswolf {
+
+using tlsnb::Outcome;
+using tlsnb::Stage;
+
+// What every attempt shares: the loop's part (clients/contract), the configuration, the sessions.
+using Shared = contract::AdapterShared<TlsConfig>;
+
+// What could not be made (stage setup); 3, 7 and 8 are clients/contract's BaseSetup.
+enum class SetupFailure : long { session_init = 1, hostname = 6, context = 9, session_data = 10 };
+Outcome setup_outcome(SetupFailure what, const std::string& why = "");
+
+class Attempt : public contract::AttemptBase {
+ public:
+  Attempt(uint64_t conn, Shared& shared) : AttemptBase(conn, shared), tls_(shared) {}
+  ~Attempt() override { release_session(); }
+
+ private:
+  bool open_session() override;
+  Step step_handshake() override;
+  Step step_hold() override;
+  Step step_send() override;
+  Step step_read() override;
+  Step step_bye() override;
+  void release_session() override;
+
+  bool name_the_peer();
+  bool offer_session();
+  Step after_error(int result, Stage stage);
+  void handshake_done();
+  void save_session();
+
+  Shared& tls_;
+  WOLFSSL* ssl_ = nullptr;
+  SocketIo io_;  // the bio transport's I/O context
+  bool session_saved_ = false;
+};
+
+}  // namespace tlswolf
