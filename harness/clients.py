@@ -25,7 +25,8 @@ OPTIONAL_FLAGS = ("--transport", "--resume", "--hold-ms", "--sigpipe", "--partia
 # key -> (type, required)
 PROFILE_KEYS = {"name": (str, True), "library": (str, True), "command": (list, True), "requires": (list, False),
                 "packages": (list, False), "flags": (list, True), "shim_sees_io": (bool, True),
-                "reference": (bool, False), "error_map": (dict, False), "disabled": (dict, False)}
+                "reference": (bool, False), "error_map": (dict, False), "disabled": (dict, False),
+                "outcome_as": (dict, False)}
 
 
 class ClientError(Exception):
@@ -45,6 +46,9 @@ class Profile:
     reference: bool = False
     error_map: dict = field(default_factory=dict)
     disabled: dict[str, str] = field(default_factory=dict)
+    # "label:case" -> {outcome, why}: a row whose question is not its outcome (a leak row asks what is
+    # left after the attempts) held to this client's outcome for the same path, with the reason
+    outcome_as: dict[str, dict] = field(default_factory=dict)
 
     @property
     def room(self) -> Path:
@@ -62,6 +66,14 @@ class Profile:
     def disabled_reason(self, label: str, *cases: str) -> Optional[str]:
         """The profile's reason for not asking any of CASES (a case id, or its row's name) of LABEL."""
         return next((self.disabled[f"{label}:{c}"] for c in cases if f"{label}:{c}" in self.disabled), None)
+
+    def lacks(self, args: str) -> Optional[str]:
+        """The first optional flag of the contract in ARGS that this client does not offer, or None."""
+        return next((a for a in args.split() if a in OPTIONAL_FLAGS and a not in self.flags), None)
+
+    def outcome_for(self, label: str, case: str, outcome: str) -> str:
+        """The outcome this client is held to where a row of LABEL expects OUTCOME (outcome_as)."""
+        return self.outcome_as.get(f"{label}:{case}", {}).get("outcome", outcome)
 
     def check_installed(self) -> None:
         missing = [r for r in self.requires if not Path(r).exists()]
@@ -102,11 +114,15 @@ def load_profile(path: Path, build: Path) -> Profile:
     for case, why in data.get("disabled", {}).items():
         if ":" not in case or not isinstance(why, str) or not why.strip():
             raise ClientError(f"client {name}: {path}: disabled {case!r} must be \"label:case\" = \"reason\"")
+    for case, entry in data.get("outcome_as", {}).items():
+        if ":" not in case or not isinstance(entry, dict) or not entry.get("outcome") or not str(entry.get("why", "")).strip():
+            raise ClientError(f"client {name}: {path}: outcome_as {case!r} must be \"label:case\" = {{ outcome, why }}")
     return Profile(name=name, path=path.resolve(), library=data["library"],
                    command=[expand(a, build) for a in data["command"]], flags=list(data["flags"]),
                    shim_sees_io=data["shim_sees_io"], requires=[expand(r, build) for r in data.get("requires", [])],
                    packages=list(data.get("packages", [])), reference=data.get("reference", False),
-                   error_map=data.get("error_map", {}), disabled=data.get("disabled", {}))
+                   error_map=data.get("error_map", {}), disabled=data.get("disabled", {}),
+                   outcome_as=data.get("outcome_as", {}))
 
 
 def find_client(name_or_path: str, build: Path) -> Profile:

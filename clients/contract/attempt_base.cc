@@ -228,22 +228,22 @@ bool AttemptBase::take_carried(Step* step) {
   return true;
 }
 
+std::optional<Outcome> refused_response(const tlsnb::HttpResponse& response) {
+  if (response.state() == tlsnb::HttpResponse::State::chunked) return make_outcome(Stage::read, details::http_chunked, response.error());
+  if (response.state() == tlsnb::HttpResponse::State::malformed)
+    return make_outcome(Stage::read, details::http_malformed, response.error());
+  return std::nullopt;
+}
+
 AttemptBase::Step AttemptBase::take_response_bytes(const uint8_t* data, size_t len) {
   size_t used = response_.feed(data, len);
-  switch (response_.state()) {
-    case tlsnb::HttpResponse::State::chunked:
-      return fail(make_outcome(Stage::read, details::http_chunked, response_.error()));
-    case tlsnb::HttpResponse::State::malformed:
-      return fail(make_outcome(Stage::read, details::http_malformed, response_.error()));
-    case tlsnb::HttpResponse::State::complete:
-      http_status_ = response_.status();
-      ++requests_done_;
-      carry_.assign(reinterpret_cast<const char*>(data) + used, len - used);
-      state_ = requests_done_ < shared_.options->requests ? State::sending : State::bye;
-      return Step::again;
-    default:
-      return Step::again;
-  }
+  if (auto refused = refused_response(response_)) return fail(*refused);
+  if (response_.state() != tlsnb::HttpResponse::State::complete) return Step::again;
+  http_status_ = response_.status();
+  ++requests_done_;
+  carry_.assign(reinterpret_cast<const char*>(data) + used, len - used);
+  state_ = requests_done_ < shared_.options->requests ? State::sending : State::bye;
+  return Step::again;
 }
 
 }  // namespace contract

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "client/attempt_record.h"
@@ -37,6 +38,10 @@ struct LoopShared {
 };
 
 class SessionStore;
+
+// The response reader's refusal as the lab's outcome (read/http_chunked, read/http_malformed), or
+// none while the response is whole or still coming: for every adapter that feeds an HttpResponse.
+std::optional<Outcome> refused_response(const tlsnb::HttpResponse& response);
 
 // What a C++ adapter's attempts share: the loop's part, the adapter's one configuration (Config)
 // and --resume's pool.

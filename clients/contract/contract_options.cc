@@ -1,6 +1,10 @@
 #include "contract_options.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 
 #include "client/flag_table.h"
@@ -110,6 +114,14 @@ bool ready_to_run(const ParseResult& parsed, const char* program, const char* us
     return false;
   }
   return true;
+}
+
+std::string file_problem(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return "cannot read '" + path + "': " + std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
+  if (st.st_size == 0) return "'" + path + "' is empty";
+  return "";
 }
 
 }  // namespace contract

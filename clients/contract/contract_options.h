@@ -78,4 +78,8 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
 // line on stderr, "PROGRAM: error" (exit 2 or 89). False then, with *exit_code set.
 bool ready_to_run(const ParseResult& parsed, const char* program, const char* usage, int* exit_code);
 
+// A file the user named (--cafile, --crl, --cert, --key): "" when it is a readable, non-empty
+// regular file; else what is wrong, in tlsnb's words (the caller prefixes the flag; exit 2).
+std::string file_problem(const std::string& path);
+
 }  // namespace contract

@@ -14,15 +14,6 @@ namespace {
 
 constexpr const char* system_bundle = "/etc/ssl/certs/ca-certificates.crt";  // Debian's ca-certificates
 
-// A readable, non-empty regular file: the user's to fix when not (exit 2).
-std::string file_problem(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "cannot read '" + path + "': " + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
-  if (st.st_size == 0) return "'" + path + "' is empty";
-  return "";
-}
-
 // Whether the file holds `marker` (a PEM block's first line): Mbed TLS, given a file without one,
 // tries it as DER and says "format is invalid"; tlsnb's words are "no PEM certificate".
 bool holds(const std::string& path, const char* marker) {
@@ -81,7 +72,7 @@ struct ConfigMaker {
   std::string trust(bool* config_error) {
     *config_error = true;
     if (!o.cafile.empty()) {
-      if (std::string p = file_problem(o.cafile); !p.empty()) return "--cafile: " + p;
+      if (std::string p = contract::file_problem(o.cafile); !p.empty()) return "--cafile: " + p;
       if (!holds(o.cafile, "-----BEGIN CERTIFICATE-----")) return "--cafile: no PEM certificate in '" + o.cafile + "'";
       int r = mbedtls_x509_crt_parse_file(&c.cacert_, o.cafile.c_str());
       *config_error = !out_of_memory(r);
@@ -99,7 +90,7 @@ struct ConfigMaker {
   std::string crls(bool* config_error) {
     *config_error = true;
     for (const std::string& path : o.crls) {
-      if (std::string p = file_problem(path); !p.empty()) return "--crl: " + p;
+      if (std::string p = contract::file_problem(path); !p.empty()) return "--crl: " + p;
       int r = mbedtls_x509_crl_parse_file(&c.crl_, path.c_str());
       *config_error = !out_of_memory(r);
       if (r != 0) return "--crl: no PEM CRL could be loaded from '" + path + "' (" + mbed_text(r) + ")";
@@ -110,7 +101,7 @@ struct ConfigMaker {
   std::string identity(bool* config_error) {
     *config_error = true;
     for (const std::string* path : {&o.client_cert, &o.client_key})
-      if (std::string p = file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
+      if (std::string p = contract::file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
     int r = mbedtls_x509_crt_parse_file(&c.own_cert_, o.client_cert.c_str());
     *config_error = !out_of_memory(r);
     if (r != 0 || c.own_cert_.version == 0) return "--cert: no PEM certificate could be loaded from '" + o.client_cert + "'";

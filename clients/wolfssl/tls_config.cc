@@ -11,15 +11,6 @@ namespace tlswolf {
 
 namespace {
 
-// A readable, non-empty regular file: the user's to fix when not (exit 2).
-std::string file_problem(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "cannot read '" + path + "': " + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
-  if (st.st_size == 0) return "'" + path + "' is empty";
-  return "";
-}
-
 bool holds(const std::string& path, const char* marker) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
@@ -63,7 +54,7 @@ struct Maker {
 
   std::string trust() {
     if (!o.cafile.empty()) {
-      if (std::string p = file_problem(o.cafile); !p.empty()) return "--cafile: " + p;
+      if (std::string p = contract::file_problem(o.cafile); !p.empty()) return "--cafile: " + p;
       if (!holds(o.cafile, "-----BEGIN CERTIFICATE-----")) return "--cafile: no PEM certificate in '" + o.cafile + "'";
       // An anchor whose dates have passed is loaded and judged by the verification at the handshake,
       // as OpenSSL does (matrix time-expired-root).
@@ -80,7 +71,7 @@ struct Maker {
     if (wolfSSL_CTX_EnableCRL(ctx, o.crl_all ? WOLFSSL_CRL_CHECKALL : 0) != WOLFSSL_SUCCESS)
       return "wolfSSL_CTX_EnableCRL failed";
     for (const std::string& path : o.crls) {
-      if (std::string p = file_problem(path); !p.empty()) return "--crl: " + p;
+      if (std::string p = contract::file_problem(path); !p.empty()) return "--crl: " + p;
       if (!holds(path, "-----BEGIN X509 CRL-----")) return "--crl: no PEM CRL could be loaded from '" + path + "'";
       int r = wolfSSL_CTX_LoadCRLFile(ctx, path.c_str(), WOLFSSL_FILETYPE_PEM);
       if (r != WOLFSSL_SUCCESS) {
@@ -103,7 +94,7 @@ struct Maker {
 
   std::string identity() {
     for (const std::string* path : {&o.client_cert, &o.client_key})
-      if (std::string p = file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
+      if (std::string p = contract::file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
     if (wolfSSL_CTX_use_certificate_chain_file(ctx, o.client_cert.c_str()) != WOLFSSL_SUCCESS)
       return "--cert: no PEM certificate could be loaded from '" + o.client_cert + "'";
     if (wolfSSL_CTX_use_PrivateKey_file(ctx, o.client_key.c_str(), WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS)

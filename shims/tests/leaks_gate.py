@@ -91,7 +91,8 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
                                      max_fds=NOFILE if count == long else None)
             reports[count] = read_report(path, HEAP_TAG)
     run, rep = runs[long], reports[long]
-    problem = all_as_expected(run, row.expect, long)
+    expect = ns.profile.outcome_for("leaks", row.case, row.expect)
+    problem = all_as_expected(run, expect, long)
     preloaded = ns.profile.shim_sees_io  # a static program (Go) loads no LD_PRELOAD shim: no report at exit
     if not problem and preloaded:
         problem = descriptors_left(ns.profile, reports[short], rep)
@@ -115,7 +116,7 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
     if a is None or b is None:
         verdict(gate, f"Heap/{name}", False, "shim inactive: no heap report")
         return
-    problem = all_as_expected(runs[short], row.expect, short)
+    problem = all_as_expected(runs[short], expect, short)
     # the same blocks, and bytes within malloc_usable_size's slack for each (see harness/shims.py USABLE_SLACK)
     same = a["outstanding_blocks"] == b["outstanding_blocks"] and \
         abs(a["outstanding_bytes"] - b["outstanding_bytes"]) < USABLE_SLACK * max(1, a["outstanding_blocks"])
@@ -166,6 +167,8 @@ def skipped(profile: Profile, case: str, row: Row) -> Optional[str]:
         return None
     if why := profile.disabled_reason("leaks", case, row.case):
         return f"disabled in {profile.path}: {why}"
+    if flag := profile.lacks(row.client):
+        return f"{profile.name} cannot: {flag} is not among its profile's flags (it exits 89)"
     if row.inject != "-":
         return "the injected failure is of the reference's own BIO_new calls (shims/fail_bio_new.c counts the main program's)"
     return None
@@ -178,7 +181,7 @@ def under_valgrind(ns, row: Row, transport: Optional[str], valgrind: str) -> tup
         args = client_args(ns.certs, server.port, *transport_args(transport), *row.client.split())
         run = run_client(ns.profile.command, args, wrapper=[valgrind, *VALGRIND], timeout=600)
     count = int(row.client.split("--count")[1].split()[0])
-    problem = all_as_expected(run, row.expect, count)
+    problem = all_as_expected(run, ns.profile.outcome_for("leaks", row.case, row.expect), count)
     noise = [line for line in run.stderr.splitlines() if line.startswith("==")]
     if run.rc == 99 or noise:
         problem = f"valgrind reported (exit {run.rc}):\n" + "\n".join(noise[:40])
