@@ -36,7 +36,10 @@ def configurations(build: Path) -> list[tuple[str, list[str], str, list[str]]]:
     for transport in ("bio", "fd"):
         rows.append((f"tlsnb {transport} (RELEASE_BUFFERS)", [tlsnb], "tlsnb", ["--transport", transport]))
         rows.append((f"tlsnb {transport} (buffers kept)", [keep], "tlsnb_keep_buffers", ["--transport", transport]))
-    for name, transports in (("curl", [None]), ("gnutls", ["bio", "fd"])):
+    # the C and C++ clients: the heap shim sees every allocation of theirs (not so of a runtime's heap)
+    for name, transports, note in (("curl", [None], ""), ("gnutls", ["bio", "fd"], ""),
+                                   ("mbedtls", ["bio", "fd"], " (TLS 1.2: it has no 1.3)"),
+                                   ("wolfssl", ["bio", "fd"], ""), ("asio", [None], "")):
         try:
             profile = find_client(name, build)
             profile.check_installed()
@@ -44,7 +47,7 @@ def configurations(build: Path) -> list[tuple[str, list[str], str, list[str]]]:
             print(f"client {name}: not installed: {e}: skipped", flush=True)
             continue
         for t in transports:
-            rows.append((f"{name} {t or ''}".strip(), profile.command, profile.program,
+            rows.append((f"{name} {t or ''}".strip() + note, profile.command, profile.program,
                          ["--transport", t] if t else []))
     built = []
     for row in rows:

@@ -101,9 +101,15 @@ SCENARIOS: dict[str, str] = {
                            "(written from inside its read), then the rest",
     "tls12-renegotiation-mismatch": "tls12-renegotiation with a wrong renegotiation_info in the second ServerHello (RFC 5746)",
     "tls12-no-renegotiation-info": "a TLS 1.2 ServerHello without renegotiation_info (a legacy server)",
+    "tls12-renegotiation-mid-request": "a HelloRequest as soon as the request's first record is in, while the client "
+                                       "is still sending its body (seed 004: data queued when a renegotiation starts); "
+                                       "the peer then reads nothing for 300 ms so the client's writes back up, takes "
+                                       "the body's records wherever they fall, and checks the body (--verify-body-seed)",
     "rst-after-request": "the handshake, the client's request read, then RST instead of a response",
 }
 
+MID_REQUEST = "tls12-renegotiation-mid-request"
+BACKLOG_PAUSE_S = 0.3   # MID_REQUEST: how long the peer reads nothing after its HelloRequest
 SOCKET_TIMEOUT_S = 5.0  # a client that stops talking ends the connection, never the peer
 STOP_GRACE_S = 2.0      # on SIGTERM, how long connections may finish reading before the REPORT
 MAX_RECORD = 1 << 14
@@ -126,7 +132,8 @@ class Report:
         self.scenario = scenario
         self.lock = threading.Lock()
         self.counts: Counter = Counter({"connections": 0, "handshakes": 0, "requests": 0, "data_before_key_update": 0,
-                                         "status_requests": 0})
+                                         "status_requests": 0, "good_bodies": 0, "bad_bodies": 0,
+                                         "app_after_hello_request": 0})
         self.sent: Counter = Counter()
         self.received: Counter = Counter()
         self.alerts_received: Counter = Counter()
@@ -157,6 +164,7 @@ class Conn:
         self.client_asked_status = False  # status_request in the ClientHello: a staple may be sent
         self.owed_key_update = False  # we asked for a KeyUpdate; the client's next data must follow one
         self.cork: Optional[bytearray] = None  # records held back to leave in one write (uncork())
+        self.app_held = b""  # application data that arrived between handshake messages (MID_REQUEST)
 
     # --- the wire -------------------------------------------------------------------------------
 
@@ -208,6 +216,10 @@ class Conn:
         """The client's next whole handshake message (header included)."""
         while len(self.hs_in) < 4 or len(self.hs_in) < 4 + int.from_bytes(self.hs_in[1:4], "big"):
             ctype, body = self.next_record()
+            if ctype == APPDATA and self.sc == MID_REQUEST:  # legal in TLS 1.2 before the client's CCS
+                self.app_held += body
+                self.report.bump(self.report.counts, "app_during_renegotiation")
+                continue
             if ctype != HANDSHAKE:
                 raise PeerClosed(f"content type {ctype} during the handshake")
             self.hs_in += body
@@ -398,8 +410,11 @@ class Conn:
 
     def read_request(self) -> Optional[bytes]:
         """One HTTP request's head and body; None when the client closed between requests."""
-        data = b""
-        while b"\r\n\r\n" not in data or len(data) < self.request_length(data):
+        data, need = bytearray(), None  # need: the request's whole length, once its head is in
+        while need is None or len(data) < need:
+            if need is None and b"\r\n\r\n" in data:
+                need = self.request_length(bytes(data))
+                continue
             try:
                 ctype, body = self.next_record()
             except PeerClosed:
@@ -408,13 +423,29 @@ class Conn:
                 raise
             if ctype == HANDSHAKE:
                 self.client_post_handshake(body)
+                data += self.app_held
+                self.app_held = b""
             elif ctype == APPDATA:
                 if self.owed_key_update:  # RFC 8446 4.6.3: the answer comes before any application data
                     self.report.bump(self.report.counts, "data_before_key_update")
                     self.owed_key_update = False
                 data += body
+                self.request_data_came()
         self.report.bump(self.report.counts, "requests")
-        return data
+        self.check_body(bytes(data))
+        return bytes(data)
+
+    def request_data_came(self) -> None:
+        """A record of the request is in: the scenarios that act in the middle of a request do it here."""
+
+    def check_body(self, request: bytes) -> None:
+        """--verify-body-seed S: the body is the lab's pattern, byte i = (i * 131 + S) % 251."""
+        if self.cfg.verify_body_seed is None:
+            return
+        body = request[request.index(b"\r\n\r\n") + 4:]
+        period = bytes((i * 131 + self.cfg.verify_body_seed) % 251 for i in range(251))
+        good = body == (period * (len(body) // 251 + 1))[:len(body)]
+        self.report.bump(self.report.counts, "good_bodies" if good else "bad_bodies")
 
     @staticmethod
     def request_length(data: bytes) -> int:
@@ -442,7 +473,7 @@ class Conn:
         if sc == "close-notify-then-data":  # the response, its close_notify and the data after it in one write:
             self.cork = bytearray()           # a client that closes after the response cannot race the last two
         self.app_records(first, size)
-        if sc.startswith("tls12-renegotiation"):
+        if sc in ("tls12-renegotiation", "tls12-renegotiation-mismatch"):
             self.renegotiate()
         if sc == "keyupdate-requested":
             self.key_update(1)
@@ -501,6 +532,7 @@ class Conn12(Conn):
     def __init__(self, *args):
         super().__init__(*args)
         self.awaiting_renegotiation = False  # a HelloRequest is out: a no_renegotiation warning answers it
+        self.report_asked_mid = False  # MID_REQUEST: the HelloRequest went out
         self.pending_rx: Optional[Protection12] = None
         self.verify_data = (b"", b"")  # the last handshake's client and server Finished
 
@@ -514,14 +546,39 @@ class Conn12(Conn):
                 self.report.bump(self.report.received, "ChangeCipherSpec")
                 self.rx = self.pending_rx
                 continue
-            if ctype == ALERT and body[:1] == b"\x01":  # a warning: counted, the connection goes on
+            if ctype == ALERT and body[:2] == b"\x01\x00":  # close_notify (a warning in 1.2): the client is done
+                self.on_alert(body)
+            if ctype == ALERT and body[:1] == b"\x01":  # any other warning: counted, the connection goes on
                 self.report.bump(self.report.alerts_received, ALERT_NAMES.get(body[1], str(body[1])))
                 if self.awaiting_renegotiation and body[1:2] == b"\x64":
-                    raise RenegotiationRefused()
+                    if self.sc != MID_REQUEST:
+                        raise RenegotiationRefused()
+                    self.awaiting_renegotiation = False  # the body goes on under the first keys
+                    self.report.bump(self.report.counts, "renegotiations_refused")
                 continue
+            if self.awaiting_renegotiation and ctype == APPDATA:
+                self.report.bump(self.report.counts, "app_after_hello_request")
             if ctype == ALERT:
                 self.on_alert(body)
             return ctype, body
+
+    def request_data_came(self) -> None:
+        if self.sc == MID_REQUEST and not self.report_asked_mid:
+            self.report_asked_mid = True
+            self.send(self.tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"")), "HelloRequest")
+            self.awaiting_renegotiation = True
+            time.sleep(BACKLOG_PAUSE_S)  # the client's body backs up in both kernels' buffers and its own
+
+    def client_post_handshake(self, body: bytes) -> None:
+        """MID_REQUEST: the client's answer to the HelloRequest, in the middle of its body."""
+        if self.sc != MID_REQUEST:
+            return super().client_post_handshake(body)
+        self.hs_in += body
+        msg = self.next_handshake()
+        if msg[0] != CLIENT_HELLO or not self.awaiting_renegotiation:
+            raise PeerClosed(f"message {msg[0]} in the middle of the request")
+        self.awaiting_renegotiation = False
+        self.full_handshake(parse_client_hello(msg))
 
     def send_handshake(self, msg: bytes) -> None:
         self.transcript += msg
@@ -635,7 +692,8 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="A TLS 1.3 server that breaks the protocol on purpose, one scenario per run. Prints "
                     "READY <port>; on SIGTERM prints one REPORT {json} line and exits 0.",
-        epilog=f"scenarios:\n{scenarios}\n\nREPORT fields: scenario, connections, handshakes, requests, "
+        epilog=f"scenarios:\n{scenarios}\n\nREPORT fields: scenario, connections, handshakes, requests, good_bodies, bad_bodies, "
+               "app_after_hello_request, app_during_renegotiation, renegotiations_refused, "
                "status_requests (ClientHellos asking for a staple), "
                "sent/received (by message), alerts_received, errors (why connections ended early).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -647,6 +705,8 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     p.add_argument("--group", choices=("x25519", "p256"), default="x25519", help="preferred key share group")
     p.add_argument("--staple", help="an OCSP response (DER) to staple on the leaf when the client asks for one")
     p.add_argument("--body-size", type=int, default=2000, help="response body bytes (default 2000)")
+    p.add_argument("--verify-body-seed", type=int, metavar="S",
+                   help="check each request body: byte i = (i * 131 + S) %% 251 (good_bodies, bad_bodies)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
     cfg = p.parse_args(argv)
