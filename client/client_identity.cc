@@ -3,6 +3,8 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 
+#include "pem_file.h"
+
 namespace tlsnb {
 
 namespace {
@@ -34,33 +36,44 @@ int on_certificate_request(SSL* ssl, void*) {
   return 1;
 }
 
-IdentityResult unusable(std::string why) {
-  ERR_clear_error();
-  return {std::move(why), true};
-}
-
-// Whether a key that SSL_CTX_use_PrivateKey_file refused was refused for not matching the
-// certificate (of its own type: one of another type loads, and SSL_CTX_check_private_key says).
-bool refused_as_mismatch() {
-  for (unsigned long code; (code = ERR_get_error()) != 0;)
-    if (ERR_GET_LIB(code) == ERR_LIB_X509 && ERR_GET_REASON(code) == X509_R_KEY_VALUES_MISMATCH) return true;
-  return false;
-}
-
 std::string mismatch(const std::string& cert, const std::string& key) {
   return "--key: '" + key + "' does not match the certificate of --cert '" + cert + "'";
+}
+
+IdentityResult failed(std::string why, FileCheck check) {
+  ERR_clear_error();
+  return {std::move(why), check == FileCheck::unusable};
 }
 
 }  // namespace
 
 IdentityResult load_client_identity(SSL_CTX* ctx, const std::string& cert, const std::string& key) {
+  std::string why;
+  if (FileCheck check = check_pem_file(cert, {"-----BEGIN CERTIFICATE-----"}, "PEM certificate", &why);
+      check != FileCheck::usable)
+    return failed("--cert: " + why, check);
+  if (FileCheck check = check_pem_file(key, {"-----BEGIN PRIVATE KEY-----", "-----BEGIN EC PRIVATE KEY-----",
+                                             "-----BEGIN RSA PRIVATE KEY-----", "-----BEGIN DSA PRIVATE KEY-----"},
+                                       "PEM private key (unencrypted)", &why);
+      check != FileCheck::usable)
+    return failed("--key: " + why, check);
   ERR_clear_error();
-  if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1)
-    return unusable("--cert: no PEM certificate could be loaded from '" + cert + "'");
-  if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1)
-    return unusable(refused_as_mismatch() ? mismatch(cert, key)
-                                          : "--key: no PEM private key could be loaded from '" + key + "'");
-  if (SSL_CTX_check_private_key(ctx) != 1) return unusable(mismatch(cert, key));
+  if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) {
+    FileCheck check = load_failure();
+    return failed("--cert: " + refused_load(check, cert, "certificate"), check);
+  }
+  // A key that does not match the certificate (of its own type: one of another type loads, and
+  // SSL_CTX_check_private_key says), a key that does not decode, or the run's want of memory.
+  if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
+    LoadErrors seen = drain_error_queue();
+    if (seen.key_mismatch && !seen.memory) return failed(mismatch(cert, key), FileCheck::unusable);
+    FileCheck check = seen.decoding && !seen.memory ? FileCheck::unusable : FileCheck::no_memory;
+    return failed("--key: " + refused_load(check, key, "key"), check);
+  }
+  if (SSL_CTX_check_private_key(ctx) != 1) {
+    if (drain_error_queue().memory) return failed("--key: '" + key + "' could not be checked", FileCheck::no_memory);
+    return failed(mismatch(cert, key), FileCheck::unusable);
+  }
   SSL_CTX_set_cert_cb(ctx, on_certificate_request, nullptr);
   return {};
 }

@@ -2,14 +2,10 @@
 
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 #include "client_identity.h"
 #include "ocsp_staple.h"
+#include "pem_file.h"
 #include "pins.h"
 
 namespace tlsnb {
@@ -58,17 +54,6 @@ int verify_chain_then_pins(X509_STORE_CTX* store, void*) {
 
 int on_status(SSL* ssl, void*) { return judge_staple(ssl, policy_of(ssl).staple); }
 
-// A readable PEM file holding at least one CRL, loaded into the store: "" or why not.
-std::string load_crl(X509_STORE* store, const std::string& path) {
-  ERR_clear_error();
-  X509_LOOKUP* lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
-  if (lookup == nullptr || X509_load_crl_file(lookup, path.c_str(), X509_FILETYPE_PEM) < 1) {
-    ERR_clear_error();
-    return "--crl: no PEM CRL could be loaded from '" + path + "'";
-  }
-  return "";
-}
-
 int cache_index() {
   static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
   return index;
@@ -82,40 +67,25 @@ int on_new_session(SSL* ssl, SSL_SESSION* session) {
   return 1;  // we keep the reference
 }
 
-enum class FileCheck { usable, unusable, no_memory };
-
-// A readable, non-empty regular file that holds at least one PEM certificate: the user's
-// to fix when not (exit 2). A failure for want of memory is the run's, not the user's.
-FileCheck check_trust_file(const std::string& path, std::string* why) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return *why = "cannot read '" + path + "'", FileCheck::unusable;
-  if (!S_ISREG(st.st_mode)) return *why = "'" + path + "' is not a regular file", FileCheck::unusable;
-  if (st.st_size == 0) return *why = "'" + path + "' is empty", FileCheck::unusable;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    bool no_memory = errno == ENOMEM;
-    *why = "cannot read '" + path + "'";
-    return no_memory ? FileCheck::no_memory : FileCheck::unusable;
+// A PEM file holding at least one CRL, loaded into the store (pem_file.h: the allocation sweep
+// with --crl found an out-of-memory inside X509_load_crl_file told as a bad file, exit 2).
+FileCheck load_crl(X509_STORE* store, const std::string& path, std::string* why) {
+  FileCheck check = check_pem_file(path, {"-----BEGIN X509 CRL-----"}, "PEM CRL", why);
+  if (check != FileCheck::usable) return check;
+  ERR_clear_error();
+  X509_LOOKUP* lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
+  if (lookup == nullptr) return *why = "'" + path + "' could not be loaded", FileCheck::no_memory;
+  if (X509_load_crl_file(lookup, path.c_str(), X509_FILETYPE_PEM) < 1) {
+    check = load_failure();
+    *why = refused_load(check, path, "CRL");
+    return check;
   }
-  static const char marker[] = "-----BEGIN CERTIFICATE-----";
-  char line[128];
-  bool found = false;
-  while (!found && std::fgets(line, sizeof line, f) != nullptr) found = std::strncmp(line, marker, sizeof marker - 1) == 0;
-  std::fclose(f);
-  if (!found) return *why = "no PEM certificate in '" + path + "'", FileCheck::unusable;
   return FileCheck::usable;
-}
-
-bool queue_says_out_of_memory() {
-  for (unsigned long code; (code = ERR_get_error()) != 0;) {
-    if (ERR_GET_REASON(code) == ERR_R_MALLOC_FAILURE) return true;
-  }
-  return false;
 }
 
 ContextResult fail(std::string why, bool config_error) {
   ContextResult result;
-  if (queue_says_out_of_memory()) config_error = false;
+  if (drain_error_queue().memory) config_error = false;
   result.error = std::move(why);
   result.config_error = config_error;
   return result;
@@ -123,10 +93,12 @@ ContextResult fail(std::string why, bool config_error) {
 
 // CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), the staple's
 // judge, the pins: each only when asked, each owned by the context.
-std::string set_revocation(SSL_CTX* ctx, const RunConfig& o) {
+FileCheck set_revocation(SSL_CTX* ctx, const RunConfig& o, std::string* why) {
   X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
-  for (const std::string& path : o.crls)
-    if (std::string why = load_crl(SSL_CTX_get_cert_store(ctx), path); !why.empty()) return why;
+  for (const std::string& path : o.crls) {
+    FileCheck check = load_crl(SSL_CTX_get_cert_store(ctx), path, why);
+    if (check != FileCheck::usable) return *why = "--crl: " + *why, check;
+  }
   if (!o.crls.empty() || o.crl_all)
     X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CRL_CHECK | (o.crl_all ? X509_V_FLAG_CRL_CHECK_ALL : 0));
   if (o.staple != StaplePolicy::off) {
@@ -134,7 +106,7 @@ std::string set_revocation(SSL_CTX* ctx, const RunConfig& o) {
     SSL_CTX_set_tlsext_status_cb(ctx, on_status);
   }
   if (!o.pins.empty()) SSL_CTX_set_cert_verify_callback(ctx, verify_chain_then_pins, nullptr);
-  return "";
+  return FileCheck::usable;
 }
 
 }  // namespace
@@ -169,7 +141,7 @@ std::string trust_fingerprint(const RunConfig& o) {
 ContextResult make_context(const RunConfig& o, SessionCache* cache) {
   if (!o.cafile.empty()) {
     std::string why;
-    FileCheck check = check_trust_file(o.cafile, &why);
+    FileCheck check = check_pem_file(o.cafile, {"-----BEGIN CERTIFICATE-----"}, "PEM certificate", &why);
     if (check != FileCheck::usable) return fail("--cafile: " + why, check == FileCheck::unusable);
   }
   ERR_clear_error();
@@ -192,9 +164,12 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
   if (o.verify) {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
     bool use_system = o.system_trust || o.cafile.empty();
-    // The file was checked above: a load that fails now failed for want of a resource.
-    if (!o.cafile.empty() && SSL_CTX_load_verify_file(ctx.get(), o.cafile.c_str()) != 1)
-      return fail("--cafile: '" + o.cafile + "' could not be loaded", false);
+    // The file was checked above: a load that fails now holds a block that does not decode
+    // (the user's) or failed for want of memory (the run's): pem_file.h's load_failure says.
+    if (!o.cafile.empty() && SSL_CTX_load_verify_file(ctx.get(), o.cafile.c_str()) != 1) {
+      FileCheck check = load_failure();
+      return fail("--cafile: " + refused_load(check, o.cafile, "certificate"), check == FileCheck::unusable);
+    }
     if (use_system && SSL_CTX_set_default_verify_paths(ctx.get()) != 1)
       return fail("the system trust store could not be loaded", true);
     X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx.get());
@@ -210,7 +185,9 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
     if (SSL_CTX_set_ex_data(ctx.get(), policy_index(), policy.get()) != 1)
       return fail("the context's verification policy could not be attached", false);
     policy.release();  // free_policy deletes it with the SSL_CTX
-    if (std::string why = set_revocation(ctx.get(), o); !why.empty()) return fail(why, true);
+    std::string why;
+    if (FileCheck check = set_revocation(ctx.get(), o, &why); check != FileCheck::usable)
+      return fail(why, check == FileCheck::unusable);
   } else {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
   }

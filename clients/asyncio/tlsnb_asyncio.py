@@ -495,6 +495,15 @@ def load_crls(ctx: ssl.SSLContext, o: Options) -> None:
         ctx.verify_flags |= ssl.VERIFY_CRL_CHECK_CHAIN if o.crl_all else ssl.VERIFY_CRL_CHECK_LEAF
 
 
+def certificate_loads(path: str) -> bool:
+    """Whether OpenSSL decodes the certificates of PATH (a throwaway context's trust store)."""
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=path)
+        return True
+    except (ssl.SSLError, OSError):
+        return False
+
+
 def load_identity(ctx: ssl.SSLContext, o: Options) -> None:
     """--cert and --key (load_cert_chain: the key must match the certificate), tlsnb's words for each refusal."""
     try:
@@ -505,6 +514,9 @@ def load_identity(ctx: ssl.SSLContext, o: Options) -> None:
         if exc.reason in ("KEY_VALUES_MISMATCH", "NO_CERTIFICATE_ASSIGNED"):
             raise Usage(f"--key: '{o.client_key}' does not match the certificate of --cert '{o.client_cert}'")
         if exc.library == "PEM" or "PEM" in str(exc):
+            # one "PEM lib" error for either file: the certificate alone tells which
+            if not certificate_loads(o.client_cert):
+                raise Usage(f"--cert: no PEM certificate could be loaded from '{o.client_cert}' ({exc_text(exc)})")
             raise Usage(f"--key: no PEM private key could be loaded from '{o.client_key}' ({exc_text(exc)})")
         raise Usage(f"--cert: '{o.client_cert}' could not be loaded: {exc_text(exc)}")
     except OSError:

@@ -140,7 +140,7 @@ func makeConfig(o *options) (*tls.Config, string) {
 	if o.certFile != "" {
 		pair, err := tls.LoadX509KeyPair(o.certFile, o.keyFile) // refuses a key that does not match
 		if err != nil {
-			return nil, "--cert/--key: " + err.Error()
+			return nil, fmt.Sprintf("--cert/--key: '%s', '%s': %s", o.certFile, o.keyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}

@@ -289,6 +289,8 @@ function tlsOptions(o) {
     if (code.includes('KEY_VALUES_MISMATCH')) throw new Usage(`--key: '${o.key}' does not match the certificate of --cert '${o.cert}'`);
     if (o.cert && /key|PEM|DECODER/i.test(code + e.message) && !/CRL/i.test(code + e.message))
       throw new Usage(`--key: no PEM private key could be loaded from '${o.key}' (${errText(e)})`);
+    if (o.crls.length && /CRL/i.test(code + e.message))
+      throw new Usage(`--crl: no PEM CRL could be loaded from '${o.crls.join("', '")}' (${errText(e)})`);
     throw new Usage(`the TLS context could not be made: ${errText(e)}`);
   }
   return base;

@@ -17,9 +17,15 @@ leak fails. An outcome class the record never saw fails too.
 The full sweep (--full) is every N; the default runs every N of the rare outcome classes of the
 record and a seeded random share of the rest, --budget runs a transport.
 
+--with FEATURE sweeps tlsnb with one more of its features in use, each against the server that
+asks for it, each with its own record (shims/alloc_sweep-FEATURE.tsv): `crl` (--crl ca.crl),
+`cert` (--cert client.pem --key client.key; tls_server.py --client-ca ca.pem requires it) and
+`staple` (--ocsp-staple require; hostile/peer.py staples ocsp-good.ocsp), so that their
+out-of-memory paths are proven as the plain run's are.
+
     /usr/bin/python3 shims/tests/alloc_sweep.py --tlsnb build/client/tlsnb \\
         --heap-shim build/shims/libtlslab_heap.so [--full [--record]] [--seed S] [--only N...]
-        [--client curl --build-dir build]
+        [--client curl --build-dir build] [--with crl|cert|staple]
 """
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ from pathlib import Path
 from typing import Optional
 
 from harness import Gate, choose_seed, gate_args, run_client, tls_server, verdict
+from harness.peers import hostile_peer
 from harness.clients import ClientError, Profile, gate_client
 from harness.rows import RowError, TomlRow, bad_input, load_toml
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report, unmatched
@@ -47,6 +54,15 @@ TRANSPORTS = ("bio", "fd")
 RUN_TIMEOUT = 12.0   # a run that takes this long hangs (its own deadline is 5 s)
 EDGE = 2             # N on each side of a rare range that the sample runs too
 RARE = 24            # an outcome class seen in at most this many runs of the full sweep is run whole
+
+# --with FEATURE: (the server that asks for it, tlsnb's extra arguments); certificate folder C.
+WITH = {
+    "crl": (lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2"), lambda c: ["--crl", f"{c}/ca.crl"]),
+    "cert": (lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2", "--client-ca", f"{c}/ca.pem"),
+             lambda c: ["--cert", f"{c}/client.pem", "--key", f"{c}/client.key"]),
+    "staple": (lambda c: hostile_peer(c, "leaf-ecdsa", "normal", "--staple", f"{c}/ocsp-good.ocsp"),
+               lambda c: ["--ocsp-staple", "require"]),
+}
 
 
 @dataclass
@@ -175,8 +191,9 @@ class Sweep:
         return self.known_leaks is None
 
     def argv_args(self) -> list[str]:
+        extra = WITH[self.ns.with_feature][1](self.ns.certs) if self.ns.with_feature else []
         return client_args(self.ns.certs, self.port, "--transport", self.transport, "--count", 1,
-                           "--requests", 1, "--deadline-ms", 5000)
+                           "--requests", 1, "--deadline-ms", 5000, *extra)
 
     def command_line(self) -> str:
         return " ".join(map(str, [*self.command, "--json", *self.argv_args()]))
@@ -349,7 +366,8 @@ def sample(record: list[Row], transport: str, top: int, budget: int, rng: random
 
 def sweep_transport(ns, profile: Profile, gate: Gate, transport: str, record: list[Row],
                     rng: random.Random) -> list[Result]:
-    with tls_server(ns.certs, "leaf-ecdsa", "normal", "--workers", "2") as server:
+    serve = WITH[ns.with_feature][0] if ns.with_feature else lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2")
+    with serve(ns.certs) as server:
         known = {row.leak.split(":")[0] for row in record if row.leak != "-"}
         # A client under test answers for the blocks its own code left; what its libraries leave
         # when an allocation fails comes in too many combinations to record by id (GnuTLS: the
@@ -441,6 +459,8 @@ def main() -> int:
         p.add_argument("--client", help="a client under test whose heap the shim sees: a room of clients/ or a "
                                         "profile.toml (default: tlsnb)")
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means")
+        p.add_argument("--with", dest="with_feature", choices=sorted(WITH),
+                       help="tlsnb with this feature in use, against a server that asks for it (its own record)")
     ns = gate_args(__doc__.splitlines()[0], extra)
     if ns.list:  # its cases are values of N (--only N ...), drawn or swept, not names: nothing to list
         return 0
@@ -458,7 +478,10 @@ def main() -> int:
         bad_input("alloc_sweep", e)
     if not profile.shim_sees_io:
         bad_input("alloc_sweep", f"{profile.name}'s heap is not seen by the LD_PRELOAD shim (profile: shim_sees_io = false)")
-    record_path = RECORD if profile.reference else profile.room / "alloc_sweep.tsv"
+    if ns.with_feature and not profile.reference:
+        bad_input("alloc_sweep", "--with sweeps tlsnb's own features: not with --client")
+    record_path = (RECORD.with_name(f"alloc_sweep-{ns.with_feature}.tsv") if ns.with_feature else RECORD) \
+        if profile.reference else profile.room / "alloc_sweep.tsv"
     try:
         ns.known = [] if profile.reference else load_known(profile.room / "alloc_sweep_known.toml")
     except RowError as e:
@@ -470,7 +493,8 @@ def main() -> int:
     record = load_record(record_path)
     if profile.reference and not record and not ns.record:
         bad_input("alloc_sweep", f"{record_path}: no record (make one with --full --record)")
-    gate = Gate("alloc_sweep" if profile.reference else f"alloc_sweep {profile.name}")
+    gate = Gate(("alloc_sweep" + (f" --with {ns.with_feature}" if ns.with_feature else "")) if profile.reference
+                else f"alloc_sweep {profile.name}")
     started = time.monotonic()
     rows: list[Row] = []
     for transport in transports:
@@ -484,7 +508,8 @@ def main() -> int:
     seconds = time.monotonic() - started
     client = "" if profile.reference else f" --client {ns.client} --build-dir {ns.build_dir}"
     print(f"sweep took {seconds:.1f} s; repeat: {sys.executable} {Path(__file__).resolve()} --tlsnb {ns.tlsnb} "
-          f"--heap-shim {ns.heap_shim} --certs {ns.certs} --seed {seed}{client}" + (" --full" if ns.full else ""),
+          f"--heap-shim {ns.heap_shim} --certs {ns.certs} --seed {seed}{client}" + (" --full" if ns.full else "")
+          + (f" --with {ns.with_feature}" if ns.with_feature else ""),
           flush=True)
     if ns.record:  # lost runs are never recorded: they stay failures until the client is fixed
         write_record(record_path, rows, seconds, profile.program)
