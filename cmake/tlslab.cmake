@@ -31,8 +31,9 @@ file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 # COST: about how many seconds the gate takes in the whole gate (`lab_gate.py --profile` prints them),
 # CTest's scheduling hint on a tree with no timing of its own yet (a fresh clone): the long gates
 # start first, so that none of them is left alone at the end. A wrong figure costs time, never a verdict.
-# Python gates run with Debian's interpreter; they import the lab library (harness/) through the
-# `harness` link in their folder, so no PYTHONPATH is set.
+# Every gate runs from the source root: a Python gate is a module of the folder it names
+# (`${Python3_EXECUTABLE} -m faults.faults_gate ...`), importing the lab library as the package
+# `harness`, with no PYTHONPATH and no link; by hand, the same command from the root.
 # TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it,
 # and its scratch folder is TLSLAB_WORK/<name> (harness/args.py).
 function(tlslab_gate)
@@ -45,6 +46,7 @@ function(tlslab_gate)
   endif()
   add_test(NAME ${G_NAME} COMMAND ${G_COMMAND})
   set_tests_properties(${G_NAME} PROPERTIES
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
     LABELS "${G_LABELS}"
     TIMEOUT ${G_TIMEOUT}
     PROCESSORS ${G_CORES}
