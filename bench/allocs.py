@@ -10,7 +10,7 @@ OpenSSL then keeps each connection's record buffers instead of freeing them when
 Printed, never asserted: this is not a gate.
 
     cmake --build build --target bench_allocs      # or:
-    /usr/bin/python3 bench/allocs.py --build build [--certs build/certs/out] [--reps 3]
+    /usr/bin/python3 -m bench.allocs --build build [--certs build/certs/out] [--reps 3]
 """
 from __future__ import annotations
 

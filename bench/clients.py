@@ -16,7 +16,7 @@ as failed and kept out of the median. The floor is measured in the same invocati
 (public-key operations a full handshake cannot avoid) and `openssl s_time` (OpenSSL's own
 blocking client, one connection at a time) against the same servers.
 
-    /usr/bin/python3 bench/clients.py [--build build] [--certs build/certs/out] [--work build/work/bench]
+    /usr/bin/python3 -m bench.clients [--build build] [--certs build/certs/out] [--work build/work/bench]
         [--reps 3] [--clients tlsnb go ...] [--servers nginx tls_server] [--modes full resumed keepalive]
 
 Writes clients.md, clients.png and clients.json into --work. Nothing outlives it: the servers

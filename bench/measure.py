@@ -5,7 +5,7 @@ Each row is the median of REPS runs with the minimum and maximum beside it; CPU 
 client's own (getrusage, from its JSON summary) divided by its connections. Differences
 under about 15% are noise on a shared 2-core machine: quote a figure with its row.
 
-    /usr/bin/python3 bench/measure.py --tlsnb build/client/tlsnb --certs build/certs/out [--reps 5]
+    /usr/bin/python3 -m bench.measure --tlsnb build/client/tlsnb --certs build/certs/out [--reps 5]
         [--only cpu resume requests memory trust]
 """
 from __future__ import annotations

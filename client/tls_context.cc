@@ -180,7 +180,7 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
     if (o.partial_chain) X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
     if (o.verify_depth >= 0) X509_VERIFY_PARAM_set_depth(param, o.verify_depth);
     // The callbacks' policy, owned by the context once attached: an attachment that fails (its
-    // allocation: shims/tests/alloc_sweep.py found the leak) frees it here and fails the setup.
+    // allocation: leaks/alloc_sweep.py found the leak) frees it here and fails the setup.
     auto policy = std::make_unique<ContextPolicy>(ContextPolicy{o.pins, o.staple});
     if (SSL_CTX_set_ex_data(ctx.get(), policy_index(), policy.get()) != 1)
       return fail("the context's verification policy could not be attached", false);

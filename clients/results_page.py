@@ -10,7 +10,7 @@ limit) and reason, a skip with its reason, a failure, or "not run" (the default 
 page says which gates ran whole). Filters by gate and by kind. Exit 2 on unreadable input; the
 page is a picture, never a verdict (the gates are).
 
-    /usr/bin/python3 clients/results_page.py --junit build/junit --work build/work --out build/work/results.html
+    /usr/bin/python3 -m clients.results_page --junit build/junit --work build/work --out build/work/results.html
 """
 from __future__ import annotations
 
@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"
 # gate -> (the reference's JUnit file, a client's JUnit file pattern, the client's record file, its case key)
 GATES = {
-    "faults": ("shims_faults", "faults_{c}", "faults.toml"),
-    "leaks": ("shims_leaks", "leaks_{c}", "leaks.toml"),
-    "hostile": ("hostile_tlsnb", "hostile_{c}", "hostile.toml"),
-    "client": ("client_e2e", "client_{c}", "client.toml"),
-    "dns": ("client_dns_e2e", "dns_{c}", "dns.toml"),
+    "faults": ("faults", "faults_{c}", "faults.toml"),
+    "leaks": ("leaks", "leaks_{c}", "leaks.toml"),
+    "hostile": ("hostile", "hostile_{c}", "hostile.toml"),
+    "client": ("client", "client_{c}", "client.toml"),
+    "dns": ("dns", "dns_{c}", "dns.toml"),
 }
 FULL_ONLY = {"client"}  # crossed over the clients under label full only
 KINDS = ("bug", "policy", "limit")

@@ -25,7 +25,7 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, _IPv6C
 from typing import Callable
 
 from harness import Gate
-from judge_oracle import TABLE as TABLE4, compare_answers, dump, edges as edges4, oracle as oracle4, parse_args
+from fuzz.judge_oracle import TABLE as TABLE4, compare_answers, dump, edges as edges4, oracle as oracle4, parse_args
 
 # The IPv6 blocks the lab refuses (IANA IPv6 special-purpose registry, the deprecated
 # site-local block, multicast), written from the registry: the client's table must agree.

@@ -1,7 +1,7 @@
 """Run every gap program and hold its observation to the record in gaps/gaps.tsv.
 
-    /usr/bin/python3 gaps/check_gaps.py --bin BUILD/gaps [--certs DIR] [NAME ...]
-    /usr/bin/python3 gaps/check_gaps.py --write-readme     # gaps/README.md's table, from gaps.tsv
+    /usr/bin/python3 -m gaps.check_gaps --bin BUILD/gaps [--certs DIR] [NAME ...]
+    /usr/bin/python3 -m gaps.check_gaps --write-readme     # gaps/README.md's table, from gaps.tsv
 
 Each gap program prints one `OBSERVED key=value ...` line (compared whole with the
 row's `expected`) and any number of `FIGURE key=value` lines (shown, never compared).

@@ -1,7 +1,7 @@
 """Case rows: peers, a client run, an optional I/O shim, and an expectation, one TSV line each.
 
-The client end-to-end gate (client/tests/client.tsv), the names gate (client/tests/dns.tsv) and
-the fault gate (shims/tests/faults.tsv) are all files of these rows and run through here.
+The client end-to-end gate (client/tests/client.tsv), the names gate (dns/dns.tsv) and
+the fault gate (faults/faults.tsv) are all files of these rows and run through here.
 
 Columns:
     case        the case's name; with transports it becomes CASE/bio, CASE/fd

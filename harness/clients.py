@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .peers import ROOT
+from .layout import ROOT
 from .rows import RowError, load_table
 
 CLIENTS = ROOT / "clients"

@@ -19,6 +19,7 @@ import time
 from typing import Optional
 
 from . import junit
+from .layout import ROOT, python_command
 
 
 class Gate:
@@ -104,6 +105,7 @@ def choose_seed(given: Optional[int]) -> int:
     return seed
 
 
-def rerun_line(script: str, *args) -> str:
-    """The one command that repeats a gate (or one case of it), quoted for a shell."""
-    return shlex.join([sys.executable, str(script), *map(str, args)])
+def rerun_line(script, *args) -> str:
+    """The one command that repeats a gate (or one case of it), quoted for a shell: SCRIPT, a file of
+    the tree, runs as its module from the repository root."""
+    return f"cd {shlex.quote(str(ROOT))} && " + shlex.join([*python_command(script), *map(str, args)])

@@ -4,7 +4,7 @@ When TLSLAB_JUNIT_DIR is set, every Gate writes DIR/NAME.xml as it finishes, NAM
 CTest test that ran it (TLSLAB_GATE_TEST, set by tlslab_gate()) or else the gate's own name.
 run_all.sh sets it to BUILD/junit; `ctest --output-junit` still writes CTest's own file.
 
-    TLSLAB_JUNIT_DIR=/tmp/j /usr/bin/python3 client/tests/client_gate.py ... && ls /tmp/j
+    TLSLAB_JUNIT_DIR=/tmp/j /usr/bin/python3 -m client.tests.client_gate ... && ls /tmp/j
 """
 from __future__ import annotations
 

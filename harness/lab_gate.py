@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from .ctest import CTestError, Test, ctest_tests as list_tests
+from .layout import ROOT, python_command
 from .runs import die_with_parent
 
 FULL = "full"   # the uncut crossings: only when asked (--full, or --label full)
@@ -37,13 +39,6 @@ FULL = "full"   # the uncut crossings: only when asked (--full, or --label full)
 
 class LabGateError(Exception):
     """A gate that cannot start: no build, an unknown label (one line, exit 2)."""
-
-
-@dataclass
-class Test:
-    name: str
-    labels: list[str]
-    processors: int = 1
 
 
 @dataclass
@@ -71,22 +66,11 @@ class Run:
 
 
 def ctest_tests(build: Path) -> list[Test]:
-    """Every CTest test of BUILD with its labels and PROCESSORS: the one list of gates."""
+    """Every CTest test of BUILD (harness/ctest.py): the one list of gates."""
     try:
-        out = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1"], capture_output=True,
-                             text=True, check=True, timeout=120).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise LabGateError(f"ctest cannot list the tests of {build} ({e}): build it first (./run_all.sh --setup-only)")
-    tests = []
-    for t in json.loads(out)["tests"]:
-        props = {p["name"]: p["value"] for p in t.get("properties", [])}
-        tests.append(Test(t["name"], list(props.get("LABELS", [])), int(props.get("PROCESSORS", 1))))
-    if not tests:
-        raise LabGateError(f"{build} has no CTest tests: configure and build it first (./run_all.sh --setup-only)")
-    return tests
-
-
-ROOT = Path(__file__).resolve().parent.parent
+        return list_tests(build)
+    except CTestError as e:
+        raise LabGateError(str(e)) from e
 
 
 def clients_under_test() -> list[str]:
@@ -281,8 +265,8 @@ def results_page(junit: Path, work: Path) -> None:
     """The one picture of every client (clients/results_page.py): written after a run that crossed
     the clients, its path printed; never part of the verdict."""
     out = work / "results.html"
-    done = subprocess.run([sys.executable, str(ROOT / "clients" / "results_page.py"), "--junit", str(junit),
-                           "--work", str(work), "--out", str(out)], capture_output=True, text=True)
+    done = subprocess.run([*python_command(ROOT / "clients" / "results_page.py"), "--junit", str(junit),
+                           "--work", str(work), "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
     print((done.stdout or done.stderr).strip() or f"results page: exit {done.returncode}", flush=True)
 
 

@@ -19,6 +19,8 @@ import os
 import subprocess
 import sys
 
+from .layout import python_command
+
 INSIDE = "TLSLAB_NETNS"
 
 
@@ -32,8 +34,8 @@ def enter_namespace(program: str) -> None:
                  "ip addr add 198.51.100.2/24 dev tlslab-bh && "
                  # IPv4 gives up after 5 ARP probes (~4.4 s), IPv6 after 3 solicitations (~3 s): a fixed order
                  "echo 5 > /proc/sys/net/ipv4/neigh/tlslab-bh/mcast_solicit")
-    cmd = ["unshare", "-n", "--", "sh", "-c", f'ip link set lo up && {blackhole} && exec "$0" "$@"', sys.executable,
-           *sys.argv]
+    cmd = ["unshare", "-n", "--", "sh", "-c", f'ip link set lo up && {blackhole} && exec "$0" "$@"',
+           *python_command(sys.argv[0]), *sys.argv[1:]]
     try:
         proc = subprocess.run(cmd, env=env)
     except FileNotFoundError:

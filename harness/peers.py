@@ -19,11 +19,10 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from .layout import ROOT, SERVERS
 from .runs import die_with_parent, dying_with_parent, read_both
 
 PY = "/usr/bin/python3"  # Debian's: the pyenv python3 first on PATH cannot see apt's trustme/dnslib
-ROOT = Path(__file__).resolve().parent.parent
-SERVERS = ROOT / "servers"
 
 
 class HarnessError(Exception):

@@ -1,6 +1,6 @@
 """The one loader for the lab's row files, TSV and TOML. Every error names file and line.
 
-    rows = load_tsv(Path("shims/tests/faults.tsv"), FaultRow)        # dataclass rows, .where = "file:line"
+    rows = load_tsv(Path("faults/faults.tsv"), FaultRow)        # dataclass rows, .where = "file:line"
     rows = load_toml(Path("matrix/rows.toml"), "row", MATRIX_KEYS)   # TomlRow: .fields, .line, .key_lines
 
 A malformed file raises RowError; a gate turns it into one line on stderr and exit 2

@@ -6,7 +6,7 @@ The interop check runs first: the peer without deviation must complete a handsha
 response with `openssl s_client` and with tlsnb on both transports; if it does not, no row runs
 (a row that fails against a broken peer proves nothing about the client).
 
-    /usr/bin/python3 hostile/hostile_gate.py --tlsnb build/client/tlsnb --certs build/certs/out \\
+    /usr/bin/python3 -m hostile.hostile_gate --tlsnb build/client/tlsnb --certs build/certs/out \\
         --io-shim build/shims/libtlslab_io.so [--only CASE] [--list]
 """
 import subprocess
@@ -17,7 +17,7 @@ from harness.cases import gate_main, load_cases, peer_specs
 from harness.peers import hostile_peer
 from harness.rows import bad_input
 from harness.runs import die_with_parent, run_tlsnb
-from peer import SCENARIOS
+from hostile.scenarios import SCENARIOS
 
 REQUEST = "GET / HTTP/1.1\r\nHost: hooks.test\r\nConnection: close\r\n\r\n"
 INTEROP_TIMEOUT_S = 20.0

@@ -8,7 +8,7 @@ versions and servers agree, else each; a cell that differs from the reference's 
 outcome is marked with its kind (bug, policy, limit) and reason; a cell that could not run is
 marked as such. Exit 1 when a client named by --expect has no results (its gate did not run).
 
-    /usr/bin/python3 matrix/results.py --work build/work/matrix --out build/work/matrix [--expect tlsnb go ...]
+    /usr/bin/python3 -m matrix.results --work build/work/matrix --out build/work/matrix [--expect tlsnb go ...]
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from crossing import load_results
+from matrix.crossing import load_results
 from harness import RowError, bad_input
 
 KIND_MARK = {"bug": "B", "policy": "P", "limit": "L", "": "?"}

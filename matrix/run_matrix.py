@@ -12,10 +12,10 @@ The reference, tlsnb, is held to the rows' own `bio`/`fd` expectations. A client
 where its clients/NAME/matrix.toml records a difference with its kind and reason (crossing.py).
 Exit 89 from a client is a SKIP, and must be recorded (`got = "skip"`).
 
-    /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb              # every row
-    /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb wild-partial  # one row (or several)
-    /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb --update      # re-record from observation
-    /usr/bin/python3 matrix/run_matrix.py --tlsnb build/client/tlsnb --client go --sample   # a client, sampled
+    /usr/bin/python3 -m matrix.run_matrix --tlsnb build/client/tlsnb              # every row
+    /usr/bin/python3 -m matrix.run_matrix --tlsnb build/client/tlsnb wild-partial  # one row (or several)
+    /usr/bin/python3 -m matrix.run_matrix --tlsnb build/client/tlsnb --update      # re-record from observation
+    /usr/bin/python3 -m matrix.run_matrix --tlsnb build/client/tlsnb --client go --sample   # a client, sampled
 """
 from __future__ import annotations
 
@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from crossing import SKIP, ClientRecord, write_results
+from matrix.crossing import SKIP, ClientRecord, write_results
 from harness import Gate, HarnessError, bad_input, gate_args, rerun_line, run_client
 from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
-from peers import start_lab_server, start_openssl_server
-from rows import GROUPS, TRANSPORTS, Row, RowError, RowFile
-from update import collapse, record
+from matrix.peers import start_lab_server, start_openssl_server
+from matrix.rows import GROUPS, TRANSPORTS, Row, RowError, RowFile
+from matrix.update import collapse, record
 
 HERE = Path(__file__).resolve().parent
 

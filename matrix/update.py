@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from rows import TRANSPORTS, Row, RowFile
+from matrix.rows import TRANSPORTS, Row, RowFile
 
 RECORDED = ("bio", "fd", "depth")
 

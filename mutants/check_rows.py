@@ -6,14 +6,14 @@ occurring exactly once in its source and not inside a comment (nor a docstring, 
 each harness/ mutant compiling. An edit that moves code under a mutant turns this red at once,
 not minutes later in the mutants gate.
 
-    /usr/bin/python3 mutants/check_rows.py [--rows FILE]
+    /usr/bin/python3 -m mutants.check_rows [--rows FILE]
 """
 import argparse
 import sys
 from pathlib import Path
 
 from harness import Gate, RowError
-from rows import load
+from mutants.rows import load
 
 HERE = Path(__file__).resolve().parent
 

@@ -13,27 +13,17 @@ programs replaced by the mutant's: the row's data, runner and flags are the gate
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness import RowError, bounded
+from harness.ctest import CTestError, Test, ctest_tests as list_tests
 
 ROW_LIMIT_S = 120.0   # a row past this (or past its test's TIMEOUT, if shorter) is killed: a kill
 LIST_LIMIT_S = 15.0   # a gate's --list reads its rows: seconds at most
 RUN_LIMIT_S = 30.0    # one client run inside a case gate (harness/cases.py), against a mutant: a hang costs this
-
-
-@dataclass
-class Test:
-    name: str
-    command: list[str]
-    labels: list[str]
-    env: dict[str, str]
-    timeout: float
 
 
 @dataclass
@@ -49,17 +39,9 @@ class GateRow:
 def ctest_tests(build_dir: Path) -> list[Test]:
     """Every CTest test of the build, with its command, labels, environment and timeout."""
     try:
-        out = subprocess.run(["ctest", "--test-dir", str(build_dir), "--show-only=json-v1"], capture_output=True,
-                             text=True, timeout=60, check=True).stdout
-    except (OSError, subprocess.SubprocessError) as e:
-        raise RowError(f"{build_dir}: ctest --show-only=json-v1 failed ({e}); configure the build first")
-    tests = []
-    for t in json.loads(out).get("tests", []):
-        props = {p["name"]: p["value"] for p in t.get("properties", [])}
-        env = dict(item.split("=", 1) for item in props.get("ENVIRONMENT", []))
-        tests.append(Test(t["name"], t.get("command", []), props.get("LABELS", []), env,
-                          float(props.get("TIMEOUT", ROW_LIMIT_S))))
-    return tests
+        return list_tests(build_dir)
+    except CTestError as e:
+        raise RowError(str(e)) from e
 
 
 class GateRows:
@@ -109,7 +91,7 @@ class GateRows:
             rc, out, err, hung = bounded(argv, seconds, env)
             if hung:
                 return False, f"{test.name}: ran past {seconds:.0f} s (killed)", time.monotonic() - start
-            if rc == 2 and any(a.endswith(".py") for a in argv):  # a gate of the lab's refusing its input
+            if rc == 2 and argv[0].endswith("python3"):  # a gate of the lab's refusing its input
                 raise RowError(f"{row.ref}: {test.name} exit 2, its input refused (not a kill): {first_failure(out, err)}")
             if rc != 0:
                 return False, f"{test.name}: exit {rc}: {first_failure(out, err)}", time.monotonic() - start

@@ -32,11 +32,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from build import Builder, BuildError, Program
-from gate_rows import GateRow, GateRows, first_failure
+from mutants.build import Builder, BuildError, Program
+from mutants.gate_rows import GateRow, GateRows, first_failure
 from harness import PY, Gate, RowError, bad_input
 from harness.args import default_work
-from rows import Mutant, harness_module, load
+from mutants.rows import Mutant, harness_module, load
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -32,11 +32,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from build import Builder, BuildError, Compiled
-from gate_rows import GateRow, GateRows
+from mutants.build import Builder, BuildError, Compiled
+from mutants.gate_rows import GateRow, GateRows
 from harness import Gate, RowError, bad_input, choose_seed, load_toml, rerun_line
-from operators import Mutant, generate
-from run_mutants import build_flags, built_paths, programs
+from mutants.operators import Mutant, generate
+from mutants.run_mutants import build_flags, built_paths, programs
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -176,7 +176,7 @@ class Scan:
 
     def limit(self, row: GateRow) -> float:
         """--row-limit for each case the run holds (a merged run of N cases gets N times it); a whole gate
-        (dns:client_dns_e2e, 28 s of rows on a quiet machine) gets its CTest TIMEOUT, as CTest would."""
+        (dns:dns, 28 s of rows on a quiet machine) gets its CTest TIMEOUT, as CTest would."""
         if row.case is None and "+" not in row.ref:
             return max(t.timeout for t in row.tests)
         return self.ns.row_limit * (row.ref.count("+") + 1)

@@ -4,7 +4,7 @@ over both. Concurrency on one thread, 2,000 connections through 64 slots, resump
 certificate failures with their controls, the SIGPIPE rows, truncation, chunked responses, the
 stale error queue across connections, and bad input (exit 2, no connection).
 
-    /usr/bin/python3 client/tests/client_gate.py --tlsnb build/client/tlsnb --certs build/certs/out [--only CASE] [--list]
+    /usr/bin/python3 -m client.tests.client_gate --tlsnb build/client/tlsnb --certs build/certs/out [--only CASE] [--list]
 """
 import sys
 from pathlib import Path

@@ -8,7 +8,7 @@ installed, a client that prints what is not JSON, one that hangs (killed at --ce
 one that exits 89 where nothing records a skip; and the control, the reference through its own
 profile, which passes.
 
-    /usr/bin/python3 clients/tests/test_bad_clients.py --tlsnb build/client/tlsnb --certs build/certs/out
+    /usr/bin/python3 -m clients.tests.test_bad_clients --tlsnb build/client/tlsnb --certs build/certs/out
 """
 import subprocess
 import sys
@@ -30,9 +30,9 @@ def profile(folder: Path, name: str, body: str) -> Path:
 
 
 def matrix(ns, client: str, *extra: str) -> subprocess.CompletedProcess:
-    argv = [sys.executable, str(ROOT / "matrix" / "run_matrix.py"), "--tlsnb", ns.tlsnb, "--certs", ns.certs,
+    argv = [sys.executable, "-m", "matrix.run_matrix", "--tlsnb", ns.tlsnb, "--certs", ns.certs,
             "--work", ns.work, "--client", client, "--no-interop", "--cell-timeout", "2", *extra, ROW]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
 def main() -> int:

@@ -45,6 +45,44 @@ def cross_gates() -> list[str]:
     return re.findall(r'^\s+"([a-z]+)": \(', block, re.M)
 
 
+def module_file(module: str) -> Path:
+    """The file `python3 -m MODULE` runs from the repository root."""
+    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def readme_folders(text: str) -> dict[str, str]:
+    """README.md's label table: label -> its folder cell."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| label | folder |"))
+    return {cells[1].strip(): cells[2].strip() for line in lines[start + 2:] if line.startswith("|")
+            for cells in [line.split("|")]} if start is not None else {}
+
+
+def gate_folder_problems(labels: list[str], tests) -> list[str]:
+    """A gate's label names its folder: LABEL/ with a README.md, named first in README's table, and every
+    Python command of the label's tests a module of the tree (`-m LABEL.x` for the label's own gate).
+    unit (the components' units, beside each) and full (the uncut form of every gate) are no folders."""
+    folders = readme_folders((ROOT / "README.md").read_text())
+    problems = []
+    for label in labels:
+        if label in ("unit", "full"):
+            continue
+        if not (ROOT / label / "README.md").is_file():
+            problems.append(f"{label}: no folder {label}/ with a README.md")
+        if not folders.get(label, "").startswith(f"{label}/"):
+            problems.append(f"{label}: README's table names {folders.get(label)!r}, not {label}/ first")
+        modules = [t.command[t.command.index("-m") + 1] for t in tests
+                   if label in t.labels and "-m" in t.command[:2]]
+        if modules and not any(m.split(".")[0] == label for m in modules):
+            problems.append(f"{label}: no test of the label runs a module of {label}/ ({sorted(set(modules))})")
+    for t in tests:
+        if "-m" in t.command[:2] and not module_file(t.command[t.command.index("-m") + 1]).is_file():
+            problems.append(f"{t.name}: -m {t.command[t.command.index('-m') + 1]}: no such module")
+        if t.command[:1] and t.command[0].endswith("python3") and any(a.endswith(".py") for a in t.command[1:2]):
+            problems.append(f"{t.name}: runs {t.command[1]} by its path, not as a module from the root")
+    return problems
+
+
 def run_all_flags() -> set[str]:
     """The flags run_all.sh's argument loop takes: the patterns of its `case` arms."""
     text = (ROOT / "run_all.sh").read_text()
@@ -75,6 +113,8 @@ def check_command(words: list[str], labels: list[str], tests: list[str], known: 
         flags, args = known["run_all.sh"], words[1:]
     elif words[:3] == ["/usr/bin/python3", "-m", "harness.lab_gate"]:
         flags, args = known["lab_gate"], words[3:]
+    elif words and words[0] in ("/usr/bin/python3", "python3") and len(words) > 2 and words[1] == "-m":
+        return [] if module_file(words[2]).is_file() else [f"-m {words[2]}: no such module of the tree"]
     elif words and words[0] in ("/usr/bin/python3", "python3") and len(words) > 1 and words[1].endswith(".py"):
         return [] if (ROOT / words[1]).is_file() else [f"{words[1]}: no such script"]
     else:
@@ -144,6 +184,9 @@ def main() -> int:
     names = [t.name for t in tests]
     readme = readme_labels((ROOT / "README.md").read_text())
     gate.expect("readme/labels", sorted(labels), sorted(readme), "README.md's label table against CTest's labels")
+    problems = gate_folder_problems(labels, tests)
+    gate.check("labels/name-their-folders", not problems, "; ".join(problems[:8]) or
+               "every gate label but unit and full is a folder with a README, first in README's table, its gate a module of it")
     unknown = [g for g in cross_gates() if g not in labels]
     gate.check("cross.py/gates", not unknown, f"not CTest labels: {unknown}" if unknown else
                f"{len(cross_gates())} crossed gates, each a label")

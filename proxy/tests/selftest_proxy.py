@@ -4,7 +4,7 @@ plain TCP peer (tcp_peer.py) behind the proxy; then the lab's reference client t
 servers/tls_server.py. Every case also holds the proxy to its exit contract: one REPORT line,
 exit 0, nothing on stderr, the 3 descriptors it started with and no more at exit.
 
-    /usr/bin/python3 proxy/tests/selftest_proxy.py --proxy build/proxy/tlslab-proxy \\
+    /usr/bin/python3 -m proxy.tests.selftest_proxy --proxy build/proxy/tlslab-proxy \\
         [--tlsnb build/client/tlsnb [--go build/clients/go/tlsnb-go] --certs build/certs/out]
         [--seed S] [--only CASE...] [--list]
 """

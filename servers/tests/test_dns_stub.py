@@ -3,7 +3,7 @@
 
 Prints PASS/FAIL per case and `N passed, N failed`.
 
-    /usr/bin/python3 servers/tests/test_dns_stub.py [--only CASE...]
+    /usr/bin/python3 -m servers.tests.test_dns_stub [--only CASE...]
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 Certificates are made here with trustme in a temporary folder, so this gate does not
 depend on the certs/ build. Prints PASS/FAIL per case and `N passed, N failed`.
 
-    /usr/bin/python3 servers/tests/test_tls_server.py [--only CASE...]
+    /usr/bin/python3 -m servers.tests.test_tls_server [--only CASE...]
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Self-test of the heap shim: heap_probe allocates what it says, the shim must report it.
 
-    /usr/bin/python3 shims/tests/selftest_heap.py --shim build/shims/libtlslab_heap.so \\
+    /usr/bin/python3 -m shims.tests.selftest_heap --shim build/shims/libtlslab_heap.so \\
         --probe build/shims/heap_probe --probe-asan build/shims/heap_probe_asan
 """
 from __future__ import annotations

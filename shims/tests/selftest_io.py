@@ -2,7 +2,7 @@
 """Self-test of the I/O shim: io_probe runs a script of socket calls under it; its printed lines
 and the shim's report are compared whole with what each setting must do.
 
-    /usr/bin/python3 shims/tests/selftest_io.py --shim build/shims/libtlslab_io.so \\
+    /usr/bin/python3 -m shims.tests.selftest_io --shim build/shims/libtlslab_io.so \\
         --probe build/shims/io_probe [--only NAME...]
 """
 from __future__ import annotations

@@ -18,12 +18,12 @@ The full sweep (--full) is every N; the default runs every N of the rare outcome
 record and a seeded random share of the rest, --budget runs a transport.
 
 --with FEATURE sweeps tlsnb with one more of its features in use, each against the server that
-asks for it, each with its own record (shims/alloc_sweep-FEATURE.tsv): `crl` (--crl ca.crl),
+asks for it, each with its own record (leaks/alloc_sweep-FEATURE.tsv): `crl` (--crl ca.crl),
 `cert` (--cert client.pem --key client.key; tls_server.py --client-ca ca.pem requires it) and
 `staple` (--ocsp-staple require; hostile/peer.py staples ocsp-good.ocsp), so that their
 out-of-memory paths are proven as the plain run's are.
 
-    /usr/bin/python3 shims/tests/alloc_sweep.py --tlsnb build/client/tlsnb \\
+    /usr/bin/python3 -m leaks.alloc_sweep --tlsnb build/client/tlsnb \\
         --heap-shim build/shims/libtlslab_heap.so [--full [--record]] [--seed S] [--only N...]
         [--client curl --build-dir build] [--with crl|cert|staple]
 """
@@ -42,14 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate, choose_seed, gate_args, run_client, tls_server, verdict
+from harness import Gate, choose_seed, gate_args, rerun_line, run_client, tls_server, verdict
 from harness.peers import hostile_peer
 from harness.clients import ClientError, Profile, gate_client
 from harness.rows import RowError, TomlRow, bad_input, load_toml
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report, unmatched
 
 HERE = Path(__file__).resolve().parent
-RECORD = HERE.parent / "alloc_sweep.tsv"
+RECORD = HERE / "alloc_sweep.tsv"
 TRANSPORTS = ("bio", "fd")
 RUN_TIMEOUT = 12.0   # a run that takes this long hangs (its own deadline is 5 s)
 EDGE = 2             # N on each side of a rare range that the sample runs too
@@ -506,11 +506,10 @@ def main() -> int:
         # failures are recorded too (so that the sample always runs them again), never as expected
         rows += ranges(transport, [r for r in results if not r.problem or r.problem == "lost" or r.outcome == "hang"])
     seconds = time.monotonic() - started
-    client = "" if profile.reference else f" --client {ns.client} --build-dir {ns.build_dir}"
-    print(f"sweep took {seconds:.1f} s; repeat: {sys.executable} {Path(__file__).resolve()} --tlsnb {ns.tlsnb} "
-          f"--heap-shim {ns.heap_shim} --certs {ns.certs} --seed {seed}{client}" + (" --full" if ns.full else "")
-          + (f" --with {ns.with_feature}" if ns.with_feature else ""),
-          flush=True)
+    repeat = ["--tlsnb", ns.tlsnb, "--heap-shim", ns.heap_shim, "--certs", ns.certs, "--seed", seed]
+    repeat += [] if profile.reference else ["--client", ns.client, "--build-dir", ns.build_dir]
+    repeat += (["--full"] if ns.full else []) + (["--with", ns.with_feature] if ns.with_feature else [])
+    print(f"sweep took {seconds:.1f} s; repeat: {rerun_line(__file__, *repeat)}", flush=True)
     if ns.record:  # lost runs are never recorded: they stay failures until the client is fixed
         write_record(record_path, rows, seconds, profile.program)
         print(f"recorded {len(rows)} ranges in {record_path}; read every new leak id before committing it", flush=True)

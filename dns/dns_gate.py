@@ -5,7 +5,7 @@ The whole gate runs inside a network namespace of its own (`unshare -n`, loopbac
 an answer with a public address can be judged without a packet ever leaving the machine:
 a client that wrongly dialled 93.184.216.34 gets ENETUNREACH there, not the Internet.
 
-    /usr/bin/python3 client/tests/dns_gate.py --tlsnb build/client/tlsnb --certs build/certs/out \
+    /usr/bin/python3 -m dns.dns_gate --tlsnb build/client/tlsnb --certs build/certs/out \
         --io-shim build/shims/libtlslab_io.so [--only CASE] [--list]   # the code/query-* rows need the shim
 """
 import sys

@@ -7,7 +7,7 @@ connection stops it near connection 136): it must complete, leave no descriptor 
 with the same outstanding heap as the short run (a leak of one byte a connection would put them
 LONG - SHORT bytes apart). A valgrind row runs tlsnb under valgrind --leak-check=full.
 
-    /usr/bin/python3 shims/tests/leaks_gate.py --tlsnb build/client/tlsnb \\
+    /usr/bin/python3 -m leaks.leaks_gate --tlsnb build/client/tlsnb \\
         --heap-shim build/shims/libtlslab_heap.so [--soak] [--only Heap/Success/bio ...]
 """
 from __future__ import annotations

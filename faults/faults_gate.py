@@ -5,7 +5,7 @@ Each row of faults.tsv (harness/cases.py's columns) runs the lab's peers, tlsnb 
 arguments and the I/O shim with its settings, and holds what came out to the row's expectation,
 once per transport.
 
-    /usr/bin/python3 shims/tests/faults_gate.py --tlsnb build/client/tlsnb \\
+    /usr/bin/python3 -m faults.faults_gate --tlsnb build/client/tlsnb \\
         --io-shim build/shims/libtlslab_io.so [--seed S] [--only PartialIo/bio ...] [--list]
 """
 import sys
