@@ -86,3 +86,15 @@ function(tlslab_clients_under_test var)
   endforeach()
   set(${var} ${names} PARENT_SCOPE)
 endfunction()
+
+# tlslab_needs(<folder> <target...>): a gate folder whose gates run targets of other folders (the
+# client, the shims) registers nothing, with one line saying so, in a tree built without them
+# (-DTLSLAB_FOLDERS=...). A macro: its return() leaves the folder's CMakeLists.txt.
+macro(tlslab_needs folder)
+  foreach(needed ${ARGN})
+    if(NOT TARGET ${needed})
+      message(STATUS "${folder}: needs the target ${needed} (its folder is not in TLSLAB_FOLDERS); no gate registered")
+      return()
+    endif()
+  endforeach()
+endmacro()
