@@ -15,8 +15,8 @@ VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
 SERVERS = ("lab", "s_server")      # tls_server.py, openssl s_server
 SERVER_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
-GROUPS = ("chain", "ca", "time", "revocation", "names", "keys", "constraints", "precedence", "protocol", "trustme",
-          "identity")
+GROUPS = ("chain", "ca", "time", "revocation", "names", "no-verify-name", "keys", "constraints", "precedence", "protocol",
+          "trustme", "identity")
 # key -> (type, required). `bio`/`fd` may also be a table keyed by client version ("1.2"), or by
 # version and server ("1.2 lab") where the two servers end a cell differently; `depth` by "bio 1.2".
 ROW_KEYS: dict[str, tuple[type, bool]] = {
@@ -27,6 +27,7 @@ ROW_KEYS: dict[str, tuple[type, bool]] = {
     "host": (str, False),             # --name (default hooks.test)
     "cafile": (str, False),           # --cafile (default ca.pem; "" for none)
     "no_verify": (bool, False), "partial_chain": (bool, False), "verify_depth": (int, False),
+    "no_verify_name": (bool, False),  # --no-verify-name: the chain verified, the name not matched
     "versions": (list, False),        # client --tls-max values crossed (default 1.2 and 1.3)
     "bio": (object, False), "fd": (object, False), "depth": (object, False),
     "control": (str, False),          # the nearest row that succeeds (required for failure rows)
