@@ -107,7 +107,8 @@ bool Attempt::open_ssl() {
   SSL_set_ex_data(ssl_.get(), verify_record_index(), &verify_);
   dns::Address literal;
   bool is_ip = dns::address_from_text(o.name, literal);
-  if (o.verify) {
+  // --no-verify-name: the chain alone (matrix rows no-verify-name-*); the SNI below is kept.
+  if (o.verify && o.verify_name) {
     // gaps/no_set1_host: without this, any name the chain verifies for is accepted.
     int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), o.name.c_str())
                     : SSL_set1_host(ssl_.get(), o.name.c_str());

@@ -99,6 +99,15 @@ FlagTable<Options> core_flags() {
   };
 }
 
+// --no-verify-name (an optional flag: tlsnb's table and the contract's add it) verifies the chain
+// and skips the name; --no-verify verifies nothing: the pair is bad usage ("" when not both).
+template <class Options>
+std::string check_name_choice(const Options& o) {
+  if (!o.verify && !o.verify_name)
+    return "--no-verify-name and --no-verify exclude each other (the first still verifies the chain; drop one)";
+  return "";
+}
+
 // What the arguments said: --help, or the words that are not flags, or the one error line.
 struct Arguments {
   bool help = false;

@@ -25,13 +25,14 @@ Flag<Options> staple_policy() {
 // The choices of trust that need each other: one line when they do not fit.
 std::string check_trust_choices(const Options& o) {
   if (o.client_cert.empty() != o.client_key.empty()) return "--cert and --key go together";
+  if (std::string err = check_name_choice(o); !err.empty()) return err;
   if (!o.verify && !o.pins.empty()) return "--pin-sha256 needs verification: pins never replace it (drop --no-verify)";
   if (!o.verify && (!o.crls.empty() || o.crl_all || o.staple != StaplePolicy::off))
     return "--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)";
   return "";
 }
 
-// The contract's core flags, then tlsnb's own: the resolver's, the chain's, revocation's,
+// The contract's core flags, then tlsnb's own: the resolver's, the name check's, the chain's, revocation's,
 // the client certificate's, the pins', the TLS version's, the transport's and SIGPIPE's.
 const FlagTable<Options>& flags() {
   static const FlagTable<Options> table = [] {
@@ -46,6 +47,7 @@ const FlagTable<Options>& flags() {
         {"--dns-timeout-ms", number<Options>(&Options::dns_timeout_ms, 1, 86400000)},
         {"--head-start-ms", number<Options>(&Options::head_start_ms, 1, 86400000)},
         {"--allow-private", toggle<Options>(&Options::allow_private, true)},
+        {"--no-verify-name", toggle<Options>(&Options::verify_name, false)},
         {"--verify-depth", {true, [](Options& o, const std::string& v) -> std::string {
                               long depth = 0;
                               if (!parse_long(v, 0, 100, &depth)) return "expects an integer in 0..100, got '" + v + "'";
@@ -180,6 +182,8 @@ TARGET is an IP literal (IPv6 in brackets: [::1]:443) or a name (a name needs --
   --cafile PATH         trust anchors (PEM); without it the system store is used
   --system-trust        also load the system's default trust paths
   --no-verify           do not verify the peer (controls only)
+  --no-verify-name      verify the chain as ever but match no name: the leaf's DNS or IP SANs are
+                        not checked against --name/TARGET (SNI still sent for a name); not with --no-verify
   --partial-chain       accept a chain ending at any trusted certificate (X509_V_FLAG_PARTIAL_CHAIN)
   --verify-depth N      maximum chain depth (OpenSSL's default when absent)
   --crl FILE            a CRL (PEM; repeatable): the leaf's issuer must have a valid one (CRL_CHECK)

@@ -29,6 +29,7 @@ struct RunConfig {
   std::string cafile;
   bool system_trust = false;
   bool verify = true;
+  bool verify_name = true;   // false (--no-verify-name): the chain verified as ever, the leaf's name or IP not matched
   bool partial_chain = false;
   int verify_depth = -1;     // -1: OpenSSL's default
   std::vector<std::string> crls;   // --crl files: CRL_CHECK (the leaf's issuer must have one)

@@ -133,7 +133,7 @@ std::string trust_fingerprint(const RunConfig& o) {
   std::string revocation = std::string(o.crl_all ? "crl-all" : "") + "|staple" + std::to_string(static_cast<int>(o.staple));
   for (const std::string& crl : o.crls) revocation += "|" + crl;
   for (const std::string& pin : o.pins) revocation += "|pin" + std::to_string(std::hash<std::string>{}(pin));
-  return std::string(o.verify ? "verify" : "noverify") + "|" + o.cafile + "|" + (o.system_trust ? "sys" : "") + "|" +
+  return std::string(o.verify ? "verify" : "noverify") + (o.verify_name ? "" : "-noname") + "|" + o.cafile + "|" + (o.system_trust ? "sys" : "") + "|" +
          (o.partial_chain ? "partial" : "") + "|" + std::to_string(o.verify_depth) + "|" + revocation + "|" +
          o.client_cert;
 }

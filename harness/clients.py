@@ -21,7 +21,7 @@ UNSUPPORTED_EXIT = 89       # the contract: a case the client cannot do; a SKIP,
 KINDS = ("bug", "policy", "limit")
 OPTIONAL_FLAGS = ("--transport", "--resume", "--hold-ms", "--sigpipe", "--partial-chain", "--verify-depth",
                   "--system-trust", "--ns", "--dns-udp", "--dns-timeout-ms", "--allow-private",
-                  "--crl", "--crl-all", "--ocsp-staple", "--cert", "--key", "--pin-sha256",
+                  "--crl", "--crl-all", "--ocsp-staple", "--cert", "--key", "--pin-sha256", "--no-verify-name",
                   # RFC 5280 6.1.1's policy inputs (pkits/: the settings of NIST's tests)
                   "--policy", "--explicit-policy", "--inhibit-policy-mapping", "--inhibit-any-policy")
 # key -> (type, required)

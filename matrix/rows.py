@@ -27,6 +27,7 @@ ROW_KEYS: dict[str, tuple[type, bool]] = {
     "host": (str, False),             # --name (default hooks.test)
     "cafile": (str, False),           # --cafile (default ca.pem; "" for none)
     "no_verify": (bool, False), "partial_chain": (bool, False), "verify_depth": (int, False),
+    "no_verify_name": (bool, False),  # --no-verify-name: the chain verified, the name not matched
     "versions": (list, False),        # client --tls-max values crossed (default 1.2 and 1.3)
     "bio": (object, False), "fd": (object, False), "depth": (object, False),
     "control": (str, False),          # the nearest row that succeeds (required for failure rows)

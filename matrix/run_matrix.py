@@ -93,6 +93,8 @@ def client_args(row: Row, certs: Path, port: int, transport: Optional[str], vers
         args += ["--cafile", str(certs / cafile)]
     if row.get("no_verify"):
         args.append("--no-verify")
+    if row.get("no_verify_name"):
+        args.append("--no-verify-name")
     if row.get("partial_chain"):
         args.append("--partial-chain")
     if row.get("verify_depth") is not None:

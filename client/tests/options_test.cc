@@ -147,6 +147,32 @@ TEST(Options, EachChoiceIsCheckedOnItsOwn) {
   EXPECT_EQ(error_of({"--verify-depth", "-1", "127.0.0.1:1"}), "--verify-depth: expects an integer in 0..100, got '-1'");
 }
 
+/* --no-verify-name keeps verification and drops the name check only: parsed on its own and beside the
+   verification-only flags, refused with --no-verify in either order, its line in the help */
+TEST(Options, NoVerifyNameDropsOnlyTheNameCheck) {
+  auto r = parse_options({"127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_TRUE(r.options->verify_name);
+  r = parse_options({"--no-verify-name", "--connect", "127.0.0.1", "hooks.test:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_FALSE(r.options->verify_name);
+  EXPECT_TRUE(r.options->verify);
+  EXPECT_EQ(r.options->name, "hooks.test");  // still the SNI
+  r = parse_options({"--no-verify-name", "--crl", "a.crl", "--crl-all", "--ocsp-staple", "require", "--pin-sha256",
+                     "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "--partial-chain", "--verify-depth", "3",
+                     "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_FALSE(r.options->verify_name);
+  EXPECT_EQ(r.options->crls.size(), 1u);
+  const std::string both =
+      "--no-verify-name and --no-verify exclude each other (the first still verifies the chain; drop one)";
+  EXPECT_EQ(error_of({"--no-verify-name", "--no-verify", "127.0.0.1:1"}), both);
+  EXPECT_EQ(error_of({"--no-verify", "--no-verify-name", "127.0.0.1:1"}), both);
+  EXPECT_EQ(error_of({"--no-verify-name=1", "127.0.0.1:1"}), "--no-verify-name: takes no value");
+  EXPECT_NE(std::string(tlsnb::usage()).find("\n  --no-verify-name      verify the chain as ever but match no name"),
+            std::string::npos);
+}
+
 /* A flag given twice: the last one counts, "off" included */
 TEST(Options, TheLastOfARepeatedFlagCounts) {
   auto r = parse_options({"--ocsp-staple", "check", "--ocsp-staple", "off", "127.0.0.1:1"});
