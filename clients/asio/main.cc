@@ -49,6 +49,7 @@ TARGET is an IPv4 literal or a name (a name needs --connect). The contract's fla
 
   --name NAME           ssl::host_name_verification(NAME); the SNI by SSL_set_tlsext_host_name
                         (no SNI for an IP literal)
+  --no-verify-name      no host_name_verification: verify_peer alone, the chain verified, no name
   --cafile PATH         ssl::context::load_verify_file; without it set_default_verify_paths
   --system-trust        also set_default_verify_paths
   --cert FILE --key FILE
@@ -111,7 +112,8 @@ class Attempt : public std::enable_shared_from_this<Attempt> {
     deadline_.async_wait([self](const error_code& ec) {
       if (!ec) self->on_deadline();
     });
-    if (o.verify) stream_.set_verify_callback(ssl::host_name_verification(o.name));
+    // --no-verify-name: verify_peer alone (the context's), no host_name_verification; SNI below as ever
+    if (o.verify && o.verify_name) stream_.set_verify_callback(ssl::host_name_verification(o.name));
     // OpenSSL refuses a server name over 255 bytes (TLSEXT_MAXLEN_host_name): setup/6, no connection
     if (!o.name_is_ip() && SSL_set_tlsext_host_name(stream_.native_handle(), o.name.c_str()) != 1)
       return finish(make_outcome(Stage::setup, static_cast<long>(tlsnb::SetupFailure::sni), "SSL_set_tlsext_host_name refused the name"));

@@ -44,6 +44,8 @@ many attempts as coroutines. TARGET is an IPv4 literal or a name (a name needs -
   --cafile PATH         trust anchors (PEM); without it the system store is used
   --system-trust        also load the system's default trust paths
   --no-verify           do not verify the peer (controls only)
+  --no-verify-name      check_hostname = False with CERT_REQUIRED: the chain verified, no name matched
+                        (server_hostname still given: the SNI as without it)
   --partial-chain       accept a chain ending at any trusted certificate (VERIFY_X509_PARTIAL_CHAIN)
   --crl FILE            a CRL (PEM; repeatable), loaded into the context's store: the leaf's issuer
                         must have a valid one (VERIFY_CRL_CHECK_LEAF)
@@ -119,6 +121,7 @@ class Options:
         self.cafile = ""
         self.system_trust = False
         self.verify = True
+        self.verify_name = True
         self.partial_chain = False
         self.crls: list[str] = []
         self.crl_all = False
@@ -213,6 +216,7 @@ def parse_options(argv: list[str]) -> Options | None:
         "--cafile": text("cafile"),
         "--system-trust": toggle("system_trust", True),
         "--no-verify": toggle("verify", False),
+        "--no-verify-name": toggle("verify_name", False),
         "--partial-chain": toggle("partial_chain", True),
         "--crl": (True, crl),
         "--crl-all": toggle("crl_all", True),
@@ -274,6 +278,8 @@ def parse_options(argv: list[str]) -> Options | None:
         o.name = o.target
     if bool(o.client_cert) != bool(o.client_key):
         raise Usage("--cert and --key go together")
+    if not o.verify and not o.verify_name:
+        raise Usage("--no-verify-name and --no-verify exclude each other (the first still verifies the chain; drop one)")
     if not o.verify and (o.crls or o.crl_all):
         raise Usage("--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)")
     if o.unsupported:  # asked for what this client does not have (--ns makes a name TARGET legitimate)
@@ -536,7 +542,9 @@ def make_context(o: Options) -> ssl.SSLContext:
     ctx.maximum_version = ssl.TLSVersion.TLSv1_2 if o.tls_max == "1.2" else ssl.TLSVersion.TLSv1_3
     ctx.options &= ~getattr(ssl, "OP_IGNORE_UNEXPECTED_EOF", 0)
     if o.verify:
-        ctx.check_hostname = True
+        # --no-verify-name: ssl sets X509_VERIFY_PARAM's host or IP only under check_hostname
+        # (_ssl_configure_hostname); server_hostname still sends the SNI
+        ctx.check_hostname = o.verify_name
         ctx.verify_mode = ssl.CERT_REQUIRED
         if o.cafile:
             try:

@@ -70,6 +70,7 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
   table["--transport"] = tlsnb::choice<Options, Transport>(&Options::transport, "bio", Transport::bio, "fd", Transport::fd);
   table["--sigpipe"] =
       tlsnb::choice<Options, Sigpipe>(&Options::sigpipe, "default", Sigpipe::default_action, "ignore", Sigpipe::ignore);
+  table["--no-verify-name"] = tlsnb::toggle<Options>(&Options::verify_name, false);
   add_revocation_flags(table);
   for (const LackedFlag& f : lacks.flags) {
     table[f.flag] = {f.takes_value, [&lacked, why = f.why](Options&, const std::string&) -> std::string {
@@ -90,6 +91,7 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
   if (o.name.empty()) o.name = o.target;
   if (lacked.empty() && o.transport == Transport::fd && lacks.transport_fd != nullptr) lacked = lacks.transport_fd;
   if (o.client_cert.empty() != o.client_key.empty()) return fail(exit_usage, "--cert and --key go together");
+  if (std::string err = tlsnb::check_name_choice(o); !err.empty()) return fail(exit_usage, err);
   if (!o.verify && !o.pins.empty())
     return fail(exit_usage, "--pin-sha256 needs verification: pins never replace it (drop --no-verify)");
   if (!o.verify && (!o.crls.empty() || o.crl_all || o.ocsp_staple != "off"))

@@ -28,6 +28,7 @@ struct Options {
   std::string cafile;
   bool system_trust = false;
   bool verify = true;
+  bool verify_name = true;  // false: --no-verify-name (the chain verified, the leaf's name or IP not matched)
   bool partial_chain = false;
   long count = 1;
   long parallel = 64;

@@ -80,6 +80,7 @@ TARGET is an IPv4 literal or a name; a name needs --connect (libcurl never resol
   --cafile PATH         trust only these anchors (CURLOPT_CAINFO, CURLOPT_CAPATH = NULL)
   --system-trust        also trust libcurl's built-in CA path (CURLOPT_CAPATH)
   --no-verify           CURLOPT_SSL_VERIFYPEER = CURLOPT_SSL_VERIFYHOST = 0 (controls only)
+  --no-verify-name      CURLOPT_SSL_VERIFYHOST = 0, CURLOPT_SSL_VERIFYPEER = 1: the chain verified, no name matched
   --partial-chain       leave libcurl's default X509_V_FLAG_PARTIAL_CHAIN on
                         (without it: CURLSSLOPT_NO_PARTIALCHAIN, as tlsnb)
   --tls-max 1.2|1.3     highest version offered (CURLOPT_SSLVERSION); the lowest is TLS 1.2

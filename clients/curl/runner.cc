@@ -162,7 +162,8 @@ bool Runner::configure(Attempt& a, Slot& slot) {
   set(CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2 |
                                             (o_.tls_max == 12 ? CURL_SSLVERSION_MAX_TLSv1_2 : CURL_SSLVERSION_MAX_TLSv1_3)));
   set(CURLOPT_SSL_VERIFYPEER, o_.verify ? 1L : 0L);
-  set(CURLOPT_SSL_VERIFYHOST, o_.verify ? 2L : 0L);
+  // --no-verify-name: VERIFYHOST 0 with VERIFYPEER 1, libcurl's own split (the chain still verified)
+  set(CURLOPT_SSL_VERIFYHOST, o_.verify && o_.verify_name ? 2L : 0L);
   if (!o_.cafile.empty()) {
     set(CURLOPT_CAINFO, o_.cafile.c_str());
     set(CURLOPT_CAPATH, static_cast<const char*>(nullptr));  // only the file, unless --system-trust

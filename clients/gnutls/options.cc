@@ -29,6 +29,8 @@ attempt. TARGET is an IPv4 literal or a name (a name needs --connect).
   --cafile PATH         trust anchors (PEM); without it the system store is used
   --system-trust        also load the system store
   --no-verify           do not verify the peer (controls only)
+  --no-verify-name      gnutls_session_set_verify_cert2 with the purpose and no name or IP: the chain
+                        verified, no name matched (SNI still sent for a name)
   --partial-chain       accepted: GnuTLS always accepts a chain ending at any trusted certificate
   --tls-max 1.2|1.3     highest protocol version offered (the lowest is always TLS 1.2)
   --transport bio|fd    bio: the program's push/pull callbacks (sendmsg MSG_NOSIGNAL, recv; default)

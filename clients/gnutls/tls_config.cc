@@ -131,14 +131,15 @@ ConfigResult make_config(const Options& o) {
     config->priority_ = nullptr;
     return ConfigResult::failed(std::string("gnutls_priority_init: ") + gnutls_strerror(r), r != GNUTLS_E_MEMORY_ERROR);
   }
-  // Typed verification data: an IP literal is matched against IP SANs only, a name by RFC 6125.
+  // Typed verification data: an IP literal is matched against IP SANs only, a name by RFC 6125;
+  // --no-verify-name gives neither (GnuTLS then verifies the chain and the purpose, no name).
   config->purpose_ = GNUTLS_KP_TLS_WWW_SERVER;
   config->name_ = o.name;
   in_addr addr{};
-  if (inet_pton(AF_INET, o.name.c_str(), &addr) == 1) {
+  if (o.verify_name && inet_pton(AF_INET, o.name.c_str(), &addr) == 1) {
     std::memcpy(config->ip_, &addr.s_addr, 4);
     config->vdata_.push_back({GNUTLS_DT_IP_ADDRESS, config->ip_, 4});
-  } else {
+  } else if (o.verify_name) {
     config->vdata_.push_back({GNUTLS_DT_DNS_HOSTNAME, reinterpret_cast<unsigned char*>(config->name_.data()), 0});
   }
   config->vdata_.push_back(

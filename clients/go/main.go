@@ -7,6 +7,7 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -104,6 +105,27 @@ func (r *runner) runAll(rep *report) {
 	}
 }
 
+// verifyChainOnly: --no-verify-name, crypto/tls's documented way (its InsecureSkipVerify example):
+// the chain verified by crypto/x509 as crypto/tls verifies it (the same roots, the peer's other
+// certificates as intermediates, the current time, the server-auth usage), DNSName left empty;
+// then the pins over the chains found. VerifyConnection runs on resumed handshakes too.
+func verifyChainOnly(roots *x509.CertPool, pins [][]byte) func(tls.ConnectionState) error {
+	return func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			return errors.New("tls: the server sent no certificate")
+		}
+		intermediates := x509.NewCertPool()
+		for _, c := range cs.PeerCertificates[1:] {
+			intermediates.AddCert(c)
+		}
+		chains, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: intermediates})
+		if err != nil || len(pins) == 0 {
+			return err
+		}
+		return checkPins(chains, pins)
+	}
+}
+
 // makeConfig: the tls.Config a Go service would write. nil and a reason when the trust
 // configuration is unusable (exit 2, no connection).
 func makeConfig(o *options) (*tls.Config, string) {
@@ -144,7 +166,10 @@ func makeConfig(o *options) (*tls.Config, string) {
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
-	if len(o.pins) > 0 {
+	if !o.verifyName {
+		cfg.InsecureSkipVerify = true // crypto/tls's own Verify always carries DNSName: ServerName
+		cfg.VerifyConnection = verifyChainOnly(pool, o.pins)
+	} else if len(o.pins) > 0 {
 		cfg.VerifyPeerCertificate = func(_ [][]byte, chains [][]*x509.Certificate) error {
 			return checkPins(chains, o.pins)
 		}

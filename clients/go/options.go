@@ -16,6 +16,7 @@ type options struct {
 	target, name, connectIP, cafile string
 	port                            int
 	verify, systemTrust, resume     bool
+	verifyName                      bool // false: --no-verify-name (the chain verified, no name matched)
 	json                            bool
 	count, parallel, requests       int64
 	body, deadlineMs, holdMs        int64
@@ -57,8 +58,8 @@ var valueFlags = map[string]bool{
 
 // --partial-chain is accepted and changes nothing: crypto/x509 takes every RootCAs certificate as
 // an anchor, self-signed or not, so Go always verifies as X509_V_FLAG_PARTIAL_CHAIN does.
-var boolFlags = map[string]bool{"--no-verify": true, "--json": true, "--resume": true, "--system-trust": true,
-	"--partial-chain": true}
+var boolFlags = map[string]bool{"--no-verify": true, "--no-verify-name": true, "--json": true, "--resume": true,
+	"--system-trust": true, "--partial-chain": true}
 
 // isIPv4 accepts a dotted quad only (what inet_pton(AF_INET) takes; Go rejects leading zeros too).
 func isIPv4(s string) bool {
@@ -75,7 +76,7 @@ func parseInt(flag, v string, lo, hi int64) (int64, error) {
 }
 
 func parseOptions(args []string) (*options, bool, error) {
-	o := &options{verify: true, count: 1, parallel: 64, requests: 1, seed: 1, deadlineMs: 2000, tlsMax: tls.VersionTLS13}
+	o := &options{verify: true, verifyName: true, count: 1, parallel: 64, requests: 1, seed: 1, deadlineMs: 2000, tlsMax: tls.VersionTLS13}
 	var positional []string
 	var lacking error
 	for i := 0; i < len(args); i++ {
@@ -140,6 +141,9 @@ func parseOptions(args []string) (*options, bool, error) {
 	if (o.certFile == "") != (o.keyFile == "") {
 		return nil, false, usageError{"--cert and --key go together"}
 	}
+	if !o.verify && !o.verifyName {
+		return nil, false, usageError{"--no-verify-name and --no-verify exclude each other (the first still verifies the chain; drop one)"}
+	}
 	if !o.verify && len(o.pins) > 0 {
 		return nil, false, usageError{"--pin-sha256 needs verification: pins never replace it (drop --no-verify)"}
 	}
@@ -170,6 +174,8 @@ func (o *options) apply(flag, v string) error {
 		o.connectIP = v
 	case "--no-verify":
 		o.verify = false
+	case "--no-verify-name":
+		o.verifyName = false
 	case "--json":
 		o.json = true
 	case "--resume":
@@ -221,6 +227,8 @@ needs --connect; nothing is ever resolved).
   --cafile PATH         trust anchors (PEM): tls.Config.RootCAs; without it the system pool
   --system-trust        also trust the system pool (x509.SystemCertPool) beside --cafile
   --no-verify           InsecureSkipVerify (controls only)
+  --no-verify-name      InsecureSkipVerify turns crypto/tls's own check off and VerifyConnection runs
+                        x509 Verify without DNSName: the chain verified as ever, no name matched
   --partial-chain       accepted, changes nothing: crypto/x509 always ends a chain at any
                         RootCAs certificate (X509_V_FLAG_PARTIAL_CHAIN is its only mode)
   --tls-max 1.2|1.3     tls.Config.MaxVersion (MinVersion is always TLS 1.2)

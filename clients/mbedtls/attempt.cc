@@ -81,6 +81,7 @@ bool Attempt::open_session() {
   // it as SNI and compares it with DNS names and the CN: it has no IP SAN matching).
   if ((r = mbedtls_ssl_set_hostname(&ssl_, o.name.c_str())) != 0)
     return fail(setup_outcome(SetupFailure::hostname, mbed_text(r))), false;
+  seen_.match_name = o.verify_name;  // --no-verify-name: the SNI above is kept, the name unmatched
   if (o.verify) mbedtls_ssl_set_verify(&ssl_, see_certificate, &seen_);
   if (o.transport == contract::Transport::fd) mbedtls_ssl_set_bio(&ssl_, &io_, net_send_cb, net_recv_cb, nullptr);
   else mbedtls_ssl_set_bio(&ssl_, &io_, send_cb, recv_cb, nullptr);

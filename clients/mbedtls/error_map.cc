@@ -110,6 +110,7 @@ std::string with_errno(int err, int saved_errno) {
 
 int see_certificate(void* chain_seen, mbedtls_x509_crt* crt, int depth, uint32_t* flags) {
   auto* seen = static_cast<ChainSeen*>(chain_seen);
+  if (depth == 0 && !seen->match_name) *flags &= ~static_cast<uint32_t>(MBEDTLS_X509_BADCERT_CN_MISMATCH);
   if (depth >= 0 && depth < ChainSeen::max_depth) seen->flags_at[depth] = *flags;
   if (depth > seen->top) {
     seen->top = depth;

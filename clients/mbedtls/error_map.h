@@ -23,8 +23,11 @@ struct ChainSeen {
   uint32_t flags_at[max_depth] = {};
   int top = -1;
   bool top_self_issued = false;
+  bool match_name = true;  // false: --no-verify-name, the leaf's name mismatch is not a failure
 };
-// The per-attempt verify callback (mbedtls_ssl_set_verify) that fills a ChainSeen; it changes no flag.
+// The per-attempt verify callback (mbedtls_ssl_set_verify) that fills a ChainSeen. The one flag it
+// changes: the leaf's BADCERT_CN_MISMATCH when the name is not to be matched. 2.28 ties the SNI and
+// the name checked to one mbedtls_ssl_set_hostname; without it no name is matched, and no SNI sent.
 int see_certificate(void* chain_seen, mbedtls_x509_crt* crt, int depth, uint32_t* flags);
 
 // A failed verification: the flags of mbedtls_ssl_get_verify_result and what the callback saw.

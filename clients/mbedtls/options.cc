@@ -41,6 +41,8 @@ and these notes:
                         nothing runs at 1.2 and a row that asks for 1.3 is a skip)
   --name NAME           mbedtls_ssl_set_hostname: the SNI and the name checked (an IP literal too:
                         Mbed TLS 2.28 matches it against DNS names and the CN, never an IP SAN)
+  --no-verify-name      the SNI still set (mbedtls_ssl_set_hostname), the leaf's name mismatch
+                        (BADCERT_CN_MISMATCH) cleared by the verify callback: the chain verified
   --cafile PATH         mbedtls_x509_crt_parse_file; without it Debian's bundle
                         /etc/ssl/certs/ca-certificates.crt (Mbed TLS has no system store)
   --system-trust        also that bundle

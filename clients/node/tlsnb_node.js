@@ -20,6 +20,8 @@ many attempts in flight. TARGET is an IPv4 literal or a name (a name needs --con
   --cafile PATH         trust anchors (PEM), tls.connect's ca; without it Node's own bundled roots
   --system-trust        also trust Node's bundled roots (tls.rootCertificates; not the system's store)
   --no-verify           do not verify the peer (rejectUnauthorized: false; controls only)
+  --no-verify-name      rejectUnauthorized stays true (the chain verified), checkServerIdentity skips
+                        Node's name check (tls.checkServerIdentity): no name matched, SNI still sent
   --partial-chain       allowPartialTrustChain (Node 20.18 and later; older: exit 89)
   --crl FILE            a CRL (PEM; repeatable): tls.connect's crl, which makes OpenSSL check every
                         certificate of the chain (CRL_CHECK | CRL_CHECK_ALL): Node's one mode
@@ -87,6 +89,7 @@ const FLAGS = {
   '--cafile': [true, (o, v) => { o.cafile = v; }],
   '--system-trust': [false, (o) => { o.systemTrust = true; }],
   '--no-verify': [false, (o) => { o.verify = false; }],
+  '--no-verify-name': [false, (o) => { o.verifyName = false; }],
   '--partial-chain': [false, (o) => {
     if (HAS_PARTIAL_CHAIN) o.partialChain = true;
     else lacking(`--partial-chain: Node ${process.version} has no allowPartialTrustChain (added in 20.18)`)(o);
@@ -132,7 +135,7 @@ const FLAGS = {
 
 function parseOptions(argv) {
   const o = {
-    name: '', connectIp: '', cafile: '', systemTrust: false, verify: true, partialChain: false, crls: [],
+    name: '', connectIp: '', cafile: '', systemTrust: false, verify: true, verifyName: true, partialChain: false, crls: [],
     crlAll: false, cert: '', key: '', pins: [], tlsMax: '1.3', count: 1, parallel: 64, requests: 1, body: 0,
     seed: 1, deadlineMs: 2000, resume: false, holdMs: 0, json: false, lacked: '', target: '', port: 0,
   };
@@ -162,6 +165,7 @@ function parseOptions(argv) {
   o.port = Number(m[2]);
   if (!o.name) o.name = o.target;
   if (!!o.cert !== !!o.key) throw new Usage('--cert and --key go together');
+  if (!o.verify && !o.verifyName) throw new Usage('--no-verify-name and --no-verify exclude each other (the first still verifies the chain; drop one)');
   if (!o.verify && o.pins.length) throw new Usage('--pin-sha256 needs verification: pins never replace it (drop --no-verify)');
   if (!o.verify && (o.crls.length || o.crlAll)) throw new Usage('--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)');
   if (o.crlAll && !o.crls.length && !o.lacked)
@@ -297,13 +301,15 @@ function tlsOptions(o) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pins: SPKI SHA-256 of any certificate of the peer's chain (Node's issuerCertificate links)
+// checkServerIdentity, called by Node only after the chain verified: Node's own name check (none with
+// --no-verify-name), then the pins, SPKI SHA-256 of any certificate of the peer's chain (Node's
+// issuerCertificate links)
 
-function pinCheck(pins) {
-  const wanted = new Set(pins);
+function identityCheck(o) {
+  const wanted = new Set(o.pins);
   return (host, cert) => {
-    const err = tls.checkServerIdentity(host, cert);
-    if (err) return err;
+    const err = o.verifyName ? tls.checkServerIdentity(host, cert) : undefined;
+    if (err || !wanted.size) return err;
     const seen = new Set();
     for (let c = cert; c && c.raw && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
       seen.add(c.fingerprint256);
@@ -430,7 +436,7 @@ class Run {
     this.request = makeRequest(o);
     this.dialIp = o.connectIp || o.target;
     this.nameIsIp = isIPv4(o.name);
-    this.checkIdentity = o.pins.length ? pinCheck(o.pins) : undefined;
+    this.checkIdentity = o.pins.length || !o.verifyName ? identityCheck(o) : undefined;
     this.next = 0;
     this.byOutcome = {};
     this.texts = {};

@@ -53,13 +53,14 @@ bool Attempt::open_session() {
 }
 
 // The SNI (names only: none for an IP literal, RFC 6066) and the name the certificate must carry:
-// wolfSSL checks nothing unless told (wolfSSL_check_domain_name / the verify param's IP).
+// wolfSSL checks nothing unless told (wolfSSL_check_domain_name / the verify param's IP), so
+// --no-verify-name tells it nothing and keeps the SNI.
 bool Attempt::name_the_peer() {
   const Options& o = options();
   if (!o.name_is_ip() &&
       wolfSSL_UseSNI(ssl_, WOLFSSL_SNI_HOST_NAME, o.name.data(), static_cast<unsigned short>(o.name.size())) != WOLFSSL_SUCCESS)
     return fail(setup_outcome(SetupFailure::hostname, "wolfSSL_UseSNI")), false;
-  if (!o.verify) return true;
+  if (!o.verify || !o.verify_name) return true;
   int r = o.name_is_ip() ? wolfSSL_X509_VERIFY_PARAM_set1_ip_asc(wolfSSL_get0_param(ssl_), o.name.c_str())
                          : wolfSSL_check_domain_name(ssl_, o.name.c_str());
   if (r != WOLFSSL_SUCCESS) return fail(setup_outcome(SetupFailure::hostname, o.name)), false;

@@ -26,6 +26,7 @@ literal or a name (a name needs --connect). The contract's flags (clients/README
 
   --name NAME           wolfSSL_UseSNI and wolfSSL_check_domain_name (an IP literal: no SNI, and
                         X509_VERIFY_PARAM_set1_ip_asc)
+  --no-verify-name      wolfSSL_UseSNI alone: no domain name or IP to check, the chain still verified
   --cafile PATH         wolfSSL_CTX_load_verify_locations; without it wolfSSL_CTX_load_system_CA_certs
   --system-trust        also the system's (wolfSSL_CTX_load_system_CA_certs)
   --partial-chain       accepted: wolfSSL takes any certificate of its trust store as an anchor

@@ -101,6 +101,22 @@ TEST(ContractOptions, RevocationNeedsVerificationAsTlsnbSays) {
   EXPECT_TRUE(parse({"--crl", "x.crl", "127.0.0.1:1"}).options);
 }
 
+/* --no-verify-name is every C++ adapter's (each honours it with its library's switch); with --no-verify it
+   is usage (exit 2, tlsnb's line), before what a client lacks */
+TEST(ContractOptions, NoVerifyNameIsParsedAndRefusedWithNoVerify) {
+  auto r = parse({"127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_TRUE(r.options->verify_name);
+  r = parse({"--no-verify-name", "--crl", "x.crl", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_FALSE(r.options->verify_name);
+  EXPECT_TRUE(r.options->verify);
+  r = parse({"--no-verify", "--no-verify-name", "--verify-depth", "3", "127.0.0.1:1"});
+  EXPECT_FALSE(r.options);
+  EXPECT_EQ(r.exit_code, contract::exit_usage);
+  EXPECT_EQ(r.error, "--no-verify-name and --no-verify exclude each other (the first still verifies the chain; drop one)");
+}
+
 TEST(ContractOptions, TheLastTlsMaxWins) {  // clients/mbedtls's profile starts it with --tls-max 1.2; a row may ask 1.3
   auto r = parse({"--tls-max", "1.2", "--tls-max", "1.3", "127.0.0.1:1"});
   ASSERT_TRUE(r.options) << r.error;
