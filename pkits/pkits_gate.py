@@ -40,10 +40,9 @@ from harness.rows import RowError
 from .paths import Files, PathError, Served, serve, write_files
 from .suite import SUITE, Suite, SuiteError, now, pem
 from .table import PkitsTest, load
-from .verdicts import Tally, check_got, verdict_of
+from .verdicts import NOT_TAKEN, SKIP, UNUSABLE, Tally, check_got, verdict_of
 
 HERE = Path(__file__).resolve().parent
-SKIP = "skip"
 DEADLINE_MS = 10000
 
 
@@ -51,7 +50,7 @@ DEADLINE_MS = 10000
 class Observation:
     test: PkitsTest
     client: Profile
-    outcome: str = ""       # ok | STAGE/NAME | skip (exit 89)
+    outcome: str = ""       # ok | STAGE/NAME | skip (exit 89) | exit 2 (the test's files refused as unusable)
     text: str = ""          # the client's detail_text, or its line on exit 89
     problem: str = ""       # why there is no outcome (no server, no JSON, a hang)
     not_asked: str = ""     # why the lab did not ask the client (a setting it lacks, disabled, unservable)
@@ -109,8 +108,9 @@ class Pkits:
         if obs.not_asked:
             return obs
         run = run_client(client.command, args, timeout=self.args.run_timeout)
-        if run.rc == UNSUPPORTED_EXIT and not run.attempts:
-            obs.outcome, obs.text = SKIP, (run.stderr.strip().splitlines() or ["exit 89"])[-1]
+        if run.rc in (UNSUPPORTED_EXIT, 2) and not run.attempts and not run.problem:
+            obs.outcome = SKIP if run.rc == UNSUPPORTED_EXIT else UNUSABLE
+            obs.text = (run.stderr.strip().splitlines() or [f"exit {run.rc}"])[-1]
         elif run.problem or run.signal or len(run.attempts) != 1:
             obs.problem = (f"{client.name}: {run.problem or ''} rc={run.rc} signal={run.signal} "
                            f"attempts={len(run.attempts)} stderr={run.stderr.strip()[-200:]}")
@@ -150,11 +150,11 @@ class Pkits:
         elif diff is not None and verdict_of(diff.got) == nist:
             self.gate.check(case, False, f"{diff.where}: recorded as a difference, but {diff.got} is NIST's "
                                          f"verdict ({t.verdict}): remove it (--update)")
-        elif obs.outcome == SKIP:
-            if diff is not None and diff.got == SKIP:
-                self.gate.skip(case, f"exit 89: {obs.text} ({diff.kind}: {diff.why})")
+        elif obs.outcome in NOT_TAKEN:
+            if diff is not None and diff.got == obs.outcome:
+                self.gate.skip(case, f"{obs.outcome}: {obs.text} ({diff.kind}: {diff.why})")
             else:
-                self.gate.check(case, False, f"exit 89 ({obs.text}) recorded nowhere  (rerun: {rerun})")
+                self.gate.check(case, False, f"{obs.outcome} ({obs.text}) recorded nowhere  (rerun: {rerun})")
         else:
             self.compare(obs, case, diff, nist, rerun)
 
@@ -223,20 +223,25 @@ def check_time(selected: list[PkitsTest], served: dict) -> None:
                                         f"under faketime (apt's faketime) inside the suite's validity")
 
 
-def choose(tests: dict[str, PkitsTest], asked: list[str], sample: int, seed: Optional[int]) -> list[PkitsTest]:
-    """The tests asked, or a seeded sample of SAMPLE, or all; an invalid test brings its control."""
-    unknown = [a for a in asked if a not in tests]
+def choose(tests: dict[str, PkitsTest], args, clients: list[Profile]) -> list[PkitsTest]:
+    """The tests asked, or a seeded sample of --sample among those some client can be given the
+    settings of (a variant nobody can be asked is SKIPs only), or all; an invalid test brings its control."""
+    unknown = [a for a in args.tests if a not in tests]
     if unknown:
         bad_input("pkits_gate", f"{unknown[0]}: not a test of pkits/tests.tsv (--list)")
-    picked = set(asked) if asked else set(tests)
-    if sample and not asked:
-        chosen = choose_seed(seed)
-        picked = set(random.Random(chosen).sample(sorted(tests), min(sample, len(tests))))
+    picked = set(args.tests) if args.tests else set(tests)
+    if args.sample and not args.tests:
+        askable = sorted(t.test for t in tests.values()
+                         if any(not c.lacks(" ".join(t.setting_args())) for c in clients))
+        seed = choose_seed(args.seed)
+        picked = set(random.Random(seed).sample(askable, min(args.sample, len(askable))))
     picked |= {tests[p].control for p in picked if not tests[p].valid}
     selected = [t for t in tests.values() if t.test in picked]
-    if sample and not asked:
-        print(f"sample: {len(selected)} tests ({sample} drawn and their controls): "
-              f"{' '.join(t.test for t in selected)}", flush=True)
+    if args.sample and not args.tests:
+        print(f"sample: {len(selected)} tests ({args.sample} drawn among the {len(askable)} some client can be asked, "
+              f"and their controls): {' '.join(t.test for t in selected)}\n"
+              f"sample: rerun it: {rerun_line('-m', 'pkits.pkits_gate', '--tlsnb', args.tlsnb, '--sample', args.sample, '--seed', seed)}",
+              flush=True)
     return selected
 
 
@@ -288,7 +293,7 @@ def main() -> int:
         if not os.access(args.tlsnb, os.X_OK):
             raise ClientError(f"tlsnb not executable at {args.tlsnb!r}")
         clients = clients_of(args)
-        selected = choose(tests, args.tests, args.sample, args.seed)
+        selected = choose(tests, args, clients)
         Path(args.work).mkdir(parents=True, exist_ok=True)
         (Path(args.work) / "anchor.pem").write_text(pem(suite.anchor.der, "CERTIFICATE"))
         gate = Pkits(args, suite, tests, selected, clients, names)

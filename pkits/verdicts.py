@@ -9,6 +9,9 @@ from collections import Counter
 from typing import Optional
 
 KINDS = ("bug", "policy", "limit")
+SKIP = "skip"          # exit 89: the client cannot be asked this test
+UNUSABLE = "exit 2"    # the client refused the test's files (a CRL it cannot read) as an unusable configuration
+NOT_TAKEN = (SKIP, UNUSABLE)
 
 
 def verdict_of(outcome: str) -> Optional[str]:
@@ -20,9 +23,9 @@ def verdict_of(outcome: str) -> Optional[str]:
 
 
 def check_got(got) -> None:
-    """A recorded got the gate can judge: an accept, a refusal or skip (exit 89)."""
-    if not isinstance(got, str) or (got != "skip" and verdict_of(got) is None):
-        raise ValueError(f"got {got!r}: ok, handshake/DETAIL or skip")
+    """A recorded got the gate can judge: an accept, a refusal, skip (exit 89) or exit 2."""
+    if not isinstance(got, str) or (got not in NOT_TAKEN and verdict_of(got) is None):
+        raise ValueError(f"got {got!r}: ok, handshake/DETAIL, {SKIP} or {UNUSABLE}")
 
 
 class Tally:
@@ -41,10 +44,10 @@ class Tally:
         if o.problem:
             return "fail", o.problem
         nist = "accept" if o.test.valid else "refuse"
-        if o.outcome != "skip" and verdict_of(o.outcome) == nist:
+        if verdict_of(o.outcome) == nist:
             return "agree", ""
-        if diff is not None and diff.kind in KINDS and (diff.got == o.outcome or
-                                                         verdict_of(diff.got) == verdict_of(o.outcome)):
+        same = diff is not None and (diff.got == o.outcome or verdict_of(diff.got) == verdict_of(o.outcome) is not None)
+        if same and diff.kind in KINDS:
             return diff.kind, diff.why
         return "unrecorded", ""
 
