@@ -179,14 +179,15 @@ def matrix_section(clients: list[str], work: Path) -> tuple[list[str], dict[tupl
     return rows, cells, ran
 
 
-PKITS_RUNS = ("pkits_full", "pkits")   # the whole suite's run first, else the default gate's sample
+PKITS_RUNS = ("pkits_full", "pkits")   # the whole suite's run, the default gate's sample: the newer one
 PKITS_STATES = {"agree": "agree", "skip": "skip", "fail": "fail", "unrecorded": "fail"}
 
 
 def pkits_section(clients: list[str], work: Path) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
     """PKITS (pkits/): NIST's tests down the side, every client across (tlsnb too: NIST is the reference),
     each cell coloured by its agreement with NIST's verdict or the kind of its recorded difference."""
-    found = next((work / run / "results.json" for run in PKITS_RUNS if (work / run / "results.json").is_file()), None)
+    runs = [work / run / "results.json" for run in PKITS_RUNS if (work / run / "results.json").is_file()]
+    found = max(runs, key=lambda p: p.stat().st_mtime) if runs else None
     if found is None:
         return [], {}, {c: False for c in clients}
     try:
