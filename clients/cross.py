@@ -4,7 +4,8 @@
 PROFILE is a room of clients/ (`go`) or the path of any profile.toml (clients/README.md): a
 user's own client needs its profile and nothing else. The crossed gates: the certificate
 matrix (every row), the fault rows, the client rows, the leak rows (success and failure
-paths, 200 then 2,000 attempts, no valgrind), and the names rows when the client has --ns.
+paths, 200 then 2,000 attempts, no valgrind), the names rows when the client has --ns, and NIST's
+PKITS (every test, judged by NIST's verdicts).
 A gate whose record (LABEL.toml beside the profile) does not exist yet is first run with
 --update: it observes the client and records each difference from the reference, without a
 reason; then every gate runs on its record, so a difference whose kind and why are not
@@ -33,6 +34,7 @@ GATES = {
                                             "--no-valgrind", "--only", "Success", "ExpiredCertificate"], False),
     "dns": ("client/tests/dns_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
     "hostile": ("hostile/hostile_gate.py", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
+    "pkits": ("-m pkits.pkits_gate", [], True),   # a module of the new layout, run from the root
 }
 
 
@@ -60,16 +62,17 @@ def main() -> int:
         if label == "dns" and not client.has("--ns"):
             results.append((label, "SKIP", 0.0, f"{client.name} has no --ns: the names rows ask for it"))
             continue
-        argv = [sys.executable, str(ROOT / script), *common, *[a.replace("{build}", str(build)) for a in extra]]
+        program = script.split() if script.startswith("-m ") else [str(ROOT / script)]
+        argv = [sys.executable, *program, *common, *[a.replace("{build}", str(build)) for a in extra]]
         record = client.room / f"{label}.toml"
         if recorded and not record.is_file():
             print(f"== {client.name} {label}: no record at {record} yet: observing (--update)", flush=True)
-            subprocess.run([*argv, "--update"])
+            subprocess.run([*argv, "--update"], cwd=ROOT)
             print(f"== {client.name} {label}: recorded; write kind (bug, policy, limit) and why for each "
                   f"difference in {record}", flush=True)
         print(f"== {client.name} {label}", flush=True)
         start = time.monotonic()
-        rc = subprocess.run(argv).returncode
+        rc = subprocess.run(argv, cwd=ROOT).returncode
         results.append((label, "PASS" if rc == 0 else "FAIL", time.monotonic() - start,
                         "" if rc == 0 else f"rerun: {' '.join(argv)}"))
     print(f"\n{client.name}: the crossed gates")
