@@ -15,8 +15,8 @@ VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
 SERVERS = ("lab", "s_server")      # tls_server.py, openssl s_server
 SERVER_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
-GROUPS = ("chain", "ca", "time", "revocation", "names", "keys", "constraints", "precedence", "protocol", "trustme",
-          "identity")
+GROUPS = ("chain", "ca", "time", "revocation", "names", "no-verify-name", "keys", "constraints", "precedence", "protocol",
+          "trustme", "identity")
 # key -> (type, required). `bio`/`fd` may also be a table keyed by client version ("1.2"), or by
 # version and server ("1.2 lab") where the two servers end a cell differently; `depth` by "bio 1.2".
 ROW_KEYS: dict[str, tuple[type, bool]] = {
