@@ -56,6 +56,14 @@ class Observation:
     not_asked: str = ""     # why the lab did not ask the client (a setting it lacks, disabled, unservable)
 
 
+@dataclass
+class Prepared:
+    """An end entity made ready to serve: its path and CRLs, its files, or why no server can serve it."""
+    served: Served
+    files: Optional[Files]
+    unservable: str = ""
+
+
 def server_argv(served: Served, files: Files) -> list[str]:
     argv = ["openssl", "s_server", "-accept", "127.0.0.1:0", "-www", "-cert", str(files.leaf), "-key", str(files.key),
             "-no-CAfile", "-no-CApath", "-no-CAstore"]
@@ -73,6 +81,16 @@ def client_args(t: PkitsTest, client: Profile, anchor: Path, files: Files, port:
     return args + t.setting_args() + [f"127.0.0.1:{port}"]
 
 
+def not_asked(t: PkitsTest, client: Profile, args: list[str]) -> str:
+    """Why CLIENT is not asked T with ARGS: its profile disables the test or lacks a flag of them."""
+    if reason := client.disabled_reason("pkits", t.test):
+        return f"disabled in {client.path}: {reason}"
+    lacking = client.lacks(" ".join(args))
+    if lacking == "--no-verify-name":
+        return f"{client.name} has no {lacking}: it cannot verify a chain but not its end entity's name (the suite's carry none)"
+    return f"{client.name} has no {lacking}: it cannot be given the settings {t.settings}" if lacking else ""
+
+
 class Pkits:
     """One run: the tests, the clients, their records, the tally."""
 
@@ -84,27 +102,19 @@ class Pkits:
         self.work = Path(args.work)
         self.records = {c.name: Record(c.room / "pkits.toml", f"pkits ({c.name})", check_got=check_got,
                                        cases=set(tests)) for c in clients}
-        self.served: dict[str, tuple[Served, Optional[Files], str]] = {}
+        self.prepared: dict[str, Prepared] = {}
         self.observations: list[Observation] = []
 
-    def prepare(self, ee: str) -> tuple[Served, Optional[Files], str]:
-        """The end entity's path, CRLs and files, or why it cannot be served."""
+    def prepare(self, ee: str) -> Prepared:
         served = serve(self.suite, ee)
         if served.ee.key_type == "dsa" and not served.ee.key_loads:
-            return served, None, (f"{ee}'s DSA key inherits its parameters from its issuer: openssl s_server "
-                                  f"cannot load the certificate (X509_PUBKEY_get0: decode error)")
-        return served, write_files(self.suite, served, self.work / "files" / ee), ""
+            return Prepared(served, None, f"{ee}'s DSA key inherits its parameters from its issuer: openssl "
+                                          f"s_server cannot load the certificate (X509_PUBKEY_get0: decode error)")
+        return Prepared(served, write_files(self.suite, served, self.work / "files" / ee))
 
     def ask(self, t: PkitsTest, client: Profile, files: Files, port: int) -> Observation:
-        obs = Observation(t, client)
         args = client_args(t, client, self.work / "anchor.pem", files, port)
-        lacking = client.lacks(" ".join(args))
-        if reason := client.disabled_reason("pkits", t.test):
-            obs.not_asked = f"disabled in {client.path}: {reason}"
-        elif lacking:
-            obs.not_asked = f"{client.name} has no {lacking}: " + (
-                "it cannot verify a chain but not its end entity's name (the suite's carry none)"
-                if lacking == "--no-verify-name" else f"it cannot be given the settings {t.settings}")
+        obs = Observation(t, client, not_asked=not_asked(t, client, args))
         if obs.not_asked:
             return obs
         run = run_client(client.command, args, timeout=self.args.run_timeout)
@@ -120,9 +130,10 @@ class Pkits:
         return obs
 
     def run_test(self, t: PkitsTest) -> list[Observation]:
-        served, files, unservable = self.served[t.ee]
-        if unservable:
-            return [Observation(t, c, not_asked=unservable) for c in self.clients]
+        unit = self.prepared[t.ee]
+        served, files = unit.served, unit.files
+        if unit.unservable:
+            return [Observation(t, c, not_asked=unit.unservable) for c in self.clients]
         env = seclevel_env(files.leaf.parent / f"seclevel0.{threading.get_ident()}.cnf", 0) \
             if served.ee.key_type == "dsa" else None
         try:
@@ -176,8 +187,8 @@ class Pkits:
         start = time.monotonic()
         ees = sorted({t.ee for t in self.selected})
         with ThreadPoolExecutor(max_workers=self.args.jobs) as pool:
-            self.served = dict(zip(ees, pool.map(self.prepare, ees)))
-            check_time(self.selected, self.served)
+            self.prepared = dict(zip(ees, pool.map(self.prepare, ees)))
+            check_time(self.selected, self.prepared)
             for found in pool.map(self.run_test, self.selected):
                 with self.lock:
                     self.observations += found
@@ -211,12 +222,12 @@ class Pkits:
                                                     else o.outcome for o in mine})
 
 
-def check_time(selected: list[PkitsTest], served: dict) -> None:
+def check_time(selected: list[PkitsTest], prepared: dict[str, Prepared]) -> None:
     """The clock inside the suite's validity: every certificate a Valid test serves is valid now (the
     suite's run until 2030-12-31); past it every Valid test would fail as expired, so the gate stops."""
     moment = now()
     for t in selected:
-        for cert in ([] if not t.valid else served[t.ee][0].path + served[t.ee][0].extras):
+        for cert in ([] if not t.valid else prepared[t.ee].served.path + prepared[t.ee].served.extras):
             if not cert.not_before <= moment <= cert.not_after:
                 bad_input("pkits_gate", f"{t.test} is valid only while {cert.stem} is ({cert.not_before:%Y-%m-%d} to "
                                         f"{cert.not_after:%Y-%m-%d}); the clock says {moment:%Y-%m-%d}: run the gate "
