@@ -4,7 +4,8 @@
 PROFILE is a room of clients/ (`go`) or the path of any profile.toml (clients/README.md): a
 user's own client needs its profile and nothing else. The crossed gates: the certificate
 matrix (every row), the fault rows, the client rows, the leak rows (success and failure
-paths, 200 then 2,000 attempts, no valgrind), and the names rows when the client has --ns.
+paths, 200 then 2,000 attempts, no valgrind), the names rows when the client has --ns, and NIST's
+PKITS (every test, judged by NIST's verdicts).
 A gate whose record (LABEL.toml beside the profile) does not exist yet is first run with
 --update: it observes the client and records each difference from the reference, without a
 reason; then every gate runs on its record, so a difference whose kind and why are not
@@ -33,6 +34,7 @@ GATES = {
                                    "--no-valgrind", "--only", "Success", "ExpiredCertificate"], False),
     "dns": ("dns.dns_gate", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
     "hostile": ("hostile.hostile_gate", ["--io-shim", "{build}/shims/libtlslab_io.so"], True),
+    "pkits": ("pkits.pkits_gate", [], True),
 }
 
 

@@ -2,7 +2,7 @@
 """The lab's one picture of every client: every gate's rows down the side, every client across.
 
 Reads what the last gate run left (the JUnit file each gate wrote into --junit, the matrix's cells
-in --work/matrix/results) and each client's records (clients/NAME/{matrix,faults,leaks,hostile,
+in --work/matrix/results, the PKITS cells in --work/pkits_full or --work/pkits: results.json) and each client's records (clients/NAME/{matrix,faults,leaks,hostile,
 client,dns}.toml: the recorded differences with their kind and reason; profile.toml's [disabled]).
 Writes one static HTML page: a section per gate, a column per client (tlsnb first), each cell the
 outcome as the reference's ("as tlsnb"), the recorded difference with its kind (bug, policy,
@@ -179,6 +179,45 @@ def matrix_section(clients: list[str], work: Path) -> tuple[list[str], dict[tupl
     return rows, cells, ran
 
 
+PKITS_RUNS = ("pkits_full", "pkits")   # the whole suite's run, the default gate's sample: the newer one
+PKITS_STATES = {"agree": "agree", "skip": "skip", "fail": "fail", "unrecorded": "fail"}
+
+
+def pkits_section(clients: list[str], work: Path) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
+    """PKITS (pkits/): NIST's tests down the side, every client across (tlsnb too: NIST is the reference),
+    each cell coloured by its agreement with NIST's verdict or the kind of its recorded difference."""
+    runs = [work / run / "results.json" for run in PKITS_RUNS if (work / run / "results.json").is_file()]
+    found = max(runs, key=lambda p: p.stat().st_mtime) if runs else None
+    if found is None:
+        return [], {}, {c: False for c in clients}
+    try:
+        result = json.loads(found.read_text())
+    except ValueError as e:
+        raise PageError(f"{found}: not a results file ({e})") from e
+    rows = [f"{t['test']} {t['name']}" + ("" if t["settings"] == "-" else f" [{t['settings']}]") + f": {t['verdict']}"
+            for t in result["tests"]]
+    label = {t["test"]: row for t, row in zip(result["tests"], rows)}
+    cells = {(row, c): Cell("none", "not run") for row in rows for c in clients}
+    for x in result["cells"]:
+        if x["client"] not in clients:
+            continue
+        state = PKITS_STATES.get(x["state"], "diff")
+        text = (x["outcome"] or "").replace("handshake/X509_V_ERR_", "x509:").replace("handshake/SSL_R_", "ssl:")
+        if x["state"] == "agree" and x.get("control_refused"):
+            text += " (its control refused too)"
+        cells[(label[x["test"]], x["client"])] = Cell(state, text or x["state"],
+                                                      x["state"] if state == "diff" else "", x.get("why", ""))
+    ran = {c: c in result["clients"] for c in clients}
+    return rows, cells, ran
+
+
+def pkits_note(rows: int) -> str:
+    lines = [x for x in (ROOT / "pkits" / "tests.tsv").read_text().splitlines() if x.strip() and not x.startswith("#")]
+    whole = len(lines) - 1
+    return f"the whole suite, {whole} tests" if rows == whole else \
+        f"{rows} of {whole} tests: the default gate's sample (the whole suite: label full, pkits_full)"
+
+
 def short(cells: list[dict]) -> str:
     values = {(x["version"], x["server"]): (x["outcome"] or "?") for x in cells}
     texts = {v.replace("handshake/X509_V_ERR_", "x509:").replace("handshake/SSL_R_", "ssl:") for v in values.values()}
@@ -193,7 +232,7 @@ table { border-collapse: collapse; table-layout: fixed; width: 100%; }
 th, td { border: 1px solid #ccc; padding: 2px 5px; vertical-align: top; overflow-wrap: anywhere; font-size: 12px; }
 th { background: #f3f3f3; position: sticky; top: 0; } td.case { width: 16em; font-family: monospace; }
 td.same { color: #999; } td.ref { color: #222; } td.none { color: #bbb; background: #fafafa; }
-td.skip { background: #eee; color: #777; } td.fail { background: #f8c9c9; }
+td.skip { background: #eee; color: #777; } td.fail { background: #f8c9c9; } td.agree { background: #d6f5d6; }
 td.bug { background: #ffc4c4; } td.policy { background: #d9e8ff; } td.limit { background: #fff1c9; }
 .k { font-weight: bold; margin-right: 4px; } .why { color: #555; font-size: 11px; display: block; }
 .bar { position: sticky; top: 0; background: #fff; padding: 6px 0; z-index: 2; border-bottom: 1px solid #ddd; }
@@ -242,8 +281,8 @@ def summary(clients: list[str], sections: dict) -> str:
         tds = []
         for c in clients[1:]:
             n = 0
-            for rows, cells, _ in sections.values():
-                for row in rows:
+            for gate, (rows, cells, _) in sections.items():
+                for row in rows if gate != "pkits" else []:   # pkits' cells are judged by NIST, not by tlsnb
                     cell = cells[(row, c)]
                     n += {"as tlsnb": cell.state == "same", "skip": cell.state == "skip", "fail": cell.state == "fail",
                           "not run": cell.state == "none"}.get(label, cell.state == "diff" and cell.kind == label)
@@ -262,7 +301,8 @@ def page(clients: list[str], sections: dict, notes: dict) -> str:
             f"held the reference's own expectation), a recorded difference with its kind (<b>bug</b>, <b>policy</b>, "
             f"<b>limit</b>) and reason, a skip (exit 89 or disabled, with why), a failure of the last run, or not run. "
             f"The default gate samples the matrix and the leak rows and runs the client rows under <code>--full</code> only: "
-            f"each section says what ran.</p>{summary(clients, sections)}"
+            f"each section says what ran. The pkits section holds every client (tlsnb too) to NIST's verdict: "
+            f"<b>agree</b> (green), or the recorded difference's kind; it is left out of the summary.</p>{summary(clients, sections)}"
             f"<div class='bar'>gates: {gates} &nbsp; rows with: {kinds}</div>{body}<script>{SCRIPT}</script>")
 
 
@@ -284,6 +324,7 @@ def main() -> int:
         sections = {"matrix": matrix_section(clients, args.work)}
         for gate in GATES:
             sections[gate] = gate_section(gate, clients, args.junit)
+        sections["pkits"] = pkits_section(clients, args.work)
     except PageError as e:
         print(f"results_page.py: {e}", file=sys.stderr)
         return 2
@@ -292,6 +333,7 @@ def main() -> int:
         whole = [c for c in clients[1:] if ran[c] and not any(cells[(r, c)].state == "none" for r in rows)]
         notes[gate] = (f"whole for {', '.join(whole)}" if whole else "sampled") + \
                       ("; crossed over the clients under --full only" if gate in FULL_ONLY else "")
+    notes["pkits"] = pkits_note(len(sections["pkits"][0]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page(clients, sections, notes))
     total = sum(len(rows) for rows, _, _ in sections.values())

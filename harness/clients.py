@@ -21,7 +21,9 @@ UNSUPPORTED_EXIT = 89       # the contract: a case the client cannot do; a SKIP,
 KINDS = ("bug", "policy", "limit")
 OPTIONAL_FLAGS = ("--transport", "--resume", "--hold-ms", "--sigpipe", "--partial-chain", "--verify-depth",
                   "--system-trust", "--ns", "--dns-udp", "--dns-timeout-ms", "--allow-private",
-                  "--crl", "--crl-all", "--ocsp-staple", "--cert", "--key", "--pin-sha256", "--no-verify-name")
+                  "--crl", "--crl-all", "--ocsp-staple", "--cert", "--key", "--pin-sha256", "--no-verify-name",
+                  # RFC 5280 6.1.1's policy inputs (pkits/: the settings of NIST's tests)
+                  "--policy", "--explicit-policy", "--inhibit-policy-mapping", "--inhibit-any-policy")
 # key -> (type, required)
 PROFILE_KEYS = {"name": (str, True), "library": (str, True), "command": (list, True), "requires": (list, False),
                 "packages": (list, False), "flags": (list, True), "shim_sees_io": (bool, True),

@@ -256,7 +256,7 @@ def once(ns, tests: list[Test], labels: list[str], tag: str = "") -> Run:
     print_summary(label_rows(selected(ns, tests, labels), labels, run), run, repeats_in(junit))
     if ns.profile:
         profile(junit, tests, run)
-    if "clients" in labels:
+    if {"clients", "pkits"} & set(labels):   # the gates that cross every client
         results_page(junit, ns.build_dir / "work")
     return run
 

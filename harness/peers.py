@@ -244,6 +244,27 @@ def s_server(certs, cert: str, *args, **kw) -> Server:
                          hold_stdin=True, **kw)
 
 
+# An OpenSSL configuration whose only setting is the default security level of every SSL_CTX made
+# under it: a server reads it before it loads its chain (a 1024-bit key, a SHA-1 signature, a DSA
+# key are refused at load time under Debian's level 2, before any @SECLEVEL of a cipher string).
+SECLEVEL_CONF = """\
+# written by the lab (harness/peers.py): the default security level of one server
+openssl_conf = lab_init
+[lab_init]
+ssl_conf = lab_ssl
+[lab_ssl]
+system_default = lab_level
+[lab_level]
+CipherString = DEFAULT:@SECLEVEL={level}
+"""
+
+
+def seclevel_env(conf: Path, level: int) -> dict:
+    """The environment of a server at security LEVEL: CONF written, OPENSSL_CONF naming it."""
+    conf.write_text(SECLEVEL_CONF.format(level=level))
+    return {**os.environ, "OPENSSL_CONF": str(conf)}
+
+
 def hostile_peer(certs, cert: str, scenario: str = "normal", *args, **kw) -> Server:
     """hostile/peer.py (a TLS 1.3 server that breaks the protocol as SCENARIO says) serving CERT."""
     return Server([PY, str(ROOT / "hostile" / "peer.py"), "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",

@@ -7,7 +7,6 @@ configuration: its own chain handling, its own defaults).
 from __future__ import annotations
 
 import atexit
-import os
 import re
 import shutil
 import tempfile
@@ -15,21 +14,10 @@ import threading
 from pathlib import Path
 
 from harness import OpensslServer, Server
+from harness.peers import seclevel_env
 
 OPENSSL_VERSION = {"1.0": "TLSv1", "1.1": "TLSv1.1", "1.2": "TLSv1.2", "1.3": "TLSv1.3"}
 PEM_BLOCK = re.compile(rb"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----\n?", re.S)
-
-
-SECLEVEL_CONF = """\
-# written by matrix/peers.py: the servers' default security level for one row
-openssl_conf = lab_init
-[lab_init]
-ssl_conf = lab_ssl
-[lab_ssl]
-system_default = lab_level
-[lab_level]
-CipherString = DEFAULT:@SECLEVEL={level}
-"""
 
 
 _scratch_lock = threading.Lock()
@@ -55,9 +43,7 @@ def server_env(row, work: Path) -> dict | None:
     if level is None:
         return None
     # one file per thread in this process's folder: a file being read is never rewritten
-    conf = scratch(work) / f"{row.name}.seclevel{level}.{threading.get_ident()}.cnf"
-    conf.write_text(SECLEVEL_CONF.format(level=level))
-    return {**os.environ, "OPENSSL_CONF": str(conf)}
+    return seclevel_env(scratch(work) / f"{row.name}.seclevel{level}.{threading.get_ident()}.cnf", level)
 
 
 def start_lab_server(row, certs: Path, work: Path) -> Server:

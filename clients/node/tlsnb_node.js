@@ -273,10 +273,12 @@ function tlsOptions(o) {
     if (cas.length) base.ca = cas;
     if (o.partialChain) base.allowPartialTrustChain = true;
     if (o.crls.length) {
-      base.crl = o.crls.map((path) => {
+      // One string a CRL: Node's crl option reads one CRL from each (SecureContext::AddCRL), so a file
+      // that holds several, as OpenSSL's X509_load_crl_file reads them, is split (pkits/: 4.1.1's two CRLs)
+      base.crl = o.crls.flatMap((path) => {
         const pem = readPem('--crl', path, '-----BEGIN X509 CRL-----');
         if (pem === null || pem.includes('-----BEGIN CERTIFICATE-----')) throw new Usage(`--crl: no PEM CRL could be loaded from '${path}'`);
-        return pem;
+        return pem.match(/-----BEGIN X509 CRL-----[\s\S]*?-----END X509 CRL-----\s*/g);
       });
     }
   }
