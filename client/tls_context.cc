@@ -1,6 +1,7 @@
 #include "tls_context.h"
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
 #include "client_identity.h"
@@ -23,10 +24,15 @@ int verify_callback(int ok, X509_STORE_CTX* store) {
   return ok;
 }
 
+struct CrlsFree {
+  void operator()(STACK_OF(X509_CRL) * crls) const { sk_X509_CRL_pop_free(crls, X509_CRL_free); }
+};
+
 // What the context's callbacks need beyond the RunConfig, owned by the SSL_CTX (freed with it).
 struct ContextPolicy {
   std::vector<std::string> pins;
   StaplePolicy staple = StaplePolicy::off;
+  std::unique_ptr<STACK_OF(X509_CRL), CrlsFree> crls;  // every CRL of --crl, null without one
 };
 
 void free_policy(void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) { delete static_cast<ContextPolicy*>(ptr); }
@@ -40,11 +46,14 @@ const ContextPolicy& policy_of(SSL* ssl) {
   return *static_cast<ContextPolicy*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), policy_index()));
 }
 
-// The chain first (X509_verify_cert, our verify_callback inside), then the pins against every
-// certificate of the verified chain: a chain that fails is never rescued by a pin.
-int verify_chain_then_pins(X509_STORE_CTX* store, void*) {
-  int ok = X509_verify_cert(store);
+// The chain first (X509_verify_cert, our verify_callback inside), given every CRL of --crl (a
+// store finds CRLs by the certificate's issuer name only, so an indirect CRL, whose issuer is
+// another CA, is seen only this way: pkits 4.14.24), then the pins against every certificate of
+// the verified chain: a chain that fails is never rescued by a pin.
+int verify_chain(X509_STORE_CTX* store, void*) {
   SSL* ssl = ssl_of(store);
+  if (ssl != nullptr && policy_of(ssl).crls) X509_STORE_CTX_set0_crls(store, policy_of(ssl).crls.get());
+  int ok = X509_verify_cert(store);
   if (ok != 1 || ssl == nullptr || policy_of(ssl).pins.empty()) return ok;
   if (chain_matches_pin(X509_STORE_CTX_get0_chain(store), policy_of(ssl).pins)) return 1;
   X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
@@ -67,20 +76,27 @@ int on_new_session(SSL* ssl, SSL_SESSION* session) {
   return 1;  // we keep the reference
 }
 
-// A PEM file holding at least one CRL, loaded into the store (pem_file.h: the allocation sweep
-// with --crl found an out-of-memory inside X509_load_crl_file told as a bad file, exit 2).
-FileCheck load_crl(X509_STORE* store, const std::string& path, std::string* why) {
+// The CRLs of a PEM file holding at least one, added to INTO (pem_file.h: the allocation sweep
+// with --crl found an out-of-memory inside the load told as a bad file, exit 2). Blocks of other
+// kinds are passed over, as X509_load_crl_file does.
+FileCheck load_crls(STACK_OF(X509_CRL) * into, const std::string& path, std::string* why) {
   FileCheck check = check_pem_file(path, {"-----BEGIN X509 CRL-----"}, "PEM CRL", why);
   if (check != FileCheck::usable) return check;
   ERR_clear_error();
-  X509_LOOKUP* lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
-  if (lookup == nullptr) return *why = "'" + path + "' could not be loaded", FileCheck::no_memory;
-  if (X509_load_crl_file(lookup, path.c_str(), X509_FILETYPE_PEM) < 1) {
-    check = load_failure();
-    *why = refused_load(check, path, "CRL");
-    return check;
+  BioPtr file(BIO_new_file(path.c_str(), "r"));
+  STACK_OF(X509_INFO)* blocks = file ? PEM_X509_INFO_read_bio(file.get(), nullptr, nullptr, nullptr) : nullptr;
+  if (blocks == nullptr) return *why = refused_load(check = load_failure(), path, "CRL"), check;
+  int found = 0;
+  for (int i = 0; i < sk_X509_INFO_num(blocks) && check == FileCheck::usable; ++i) {
+    X509_INFO* block = sk_X509_INFO_value(blocks, i);
+    if (block->crl == nullptr) continue;
+    if (sk_X509_CRL_push(into, block->crl) <= 0) check = FileCheck::no_memory;
+    else block->crl = nullptr, ++found;  // the stack owns it now
   }
-  return FileCheck::usable;
+  sk_X509_INFO_pop_free(blocks, X509_INFO_free);
+  if (check == FileCheck::usable && found == 0) check = FileCheck::unusable;  // a BEGIN line, no CRL read
+  if (check != FileCheck::usable) *why = refused_load(check, path, "CRL");
+  return check;
 }
 
 ContextResult fail(std::string why, bool config_error) {
@@ -93,19 +109,27 @@ ContextResult fail(std::string why, bool config_error) {
 
 // CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), the staple's
 // judge, the pins: each only when asked, each owned by the context.
-FileCheck set_revocation(SSL_CTX* ctx, const RunConfig& o, std::string* why) {
+FileCheck set_revocation(SSL_CTX* ctx, const RunConfig& o, ContextPolicy* policy, std::string* why) {
   X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
+  if (!o.crls.empty()) {
+    policy->crls.reset(sk_X509_CRL_new_null());
+    if (!policy->crls) return *why = "--crl: the CRLs could not be held", FileCheck::no_memory;
+  }
   for (const std::string& path : o.crls) {
-    FileCheck check = load_crl(SSL_CTX_get_cert_store(ctx), path, why);
+    FileCheck check = load_crls(policy->crls.get(), path, why);
     if (check != FileCheck::usable) return *why = "--crl: " + *why, check;
   }
+  // RFC 5280's CRLs whole: without EXTENDED_CRL_SUPPORT OpenSSL takes a delta CRL for a complete one
+  // (a leaf revoked on its base CRL passed beside a newer delta: pkits 4.15.3) and refuses every CRL
+  // signed by another key than the issuer's, indirect or partitioned by reasons (pkits 4.4.19, 4.5.4).
   if (!o.crls.empty() || o.crl_all)
-    X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CRL_CHECK | (o.crl_all ? X509_V_FLAG_CRL_CHECK_ALL : 0));
+    X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CRL_CHECK | (o.crl_all ? X509_V_FLAG_CRL_CHECK_ALL : 0) |
+                                           X509_V_FLAG_EXTENDED_CRL_SUPPORT | X509_V_FLAG_USE_DELTAS);
   if (o.staple != StaplePolicy::off) {
     SSL_CTX_set_tlsext_status_type(ctx, TLSEXT_STATUSTYPE_ocsp);
     SSL_CTX_set_tlsext_status_cb(ctx, on_status);
   }
-  if (!o.pins.empty()) SSL_CTX_set_cert_verify_callback(ctx, verify_chain_then_pins, nullptr);
+  if (!o.pins.empty() || policy->crls) SSL_CTX_set_cert_verify_callback(ctx, verify_chain, nullptr);
   return FileCheck::usable;
 }
 
@@ -181,12 +205,12 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
     if (o.verify_depth >= 0) X509_VERIFY_PARAM_set_depth(param, o.verify_depth);
     // The callbacks' policy, owned by the context once attached: an attachment that fails (its
     // allocation: leaks/alloc_sweep.py found the leak) frees it here and fails the setup.
-    auto policy = std::make_unique<ContextPolicy>(ContextPolicy{o.pins, o.staple});
+    auto policy = std::make_unique<ContextPolicy>(ContextPolicy{o.pins, o.staple, nullptr});
     if (SSL_CTX_set_ex_data(ctx.get(), policy_index(), policy.get()) != 1)
       return fail("the context's verification policy could not be attached", false);
-    policy.release();  // free_policy deletes it with the SSL_CTX
+    ContextPolicy* attached = policy.release();  // free_policy deletes it with the SSL_CTX
     std::string why;
-    if (FileCheck check = set_revocation(ctx.get(), o, &why); check != FileCheck::usable)
+    if (FileCheck check = set_revocation(ctx.get(), o, attached, &why); check != FileCheck::usable)
       return fail(why, check == FileCheck::unusable);
   } else {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);

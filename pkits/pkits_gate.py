@@ -148,7 +148,7 @@ class Pkits:
     def judge(self, obs: Observation) -> None:
         t, client = obs.test, obs.client
         case = f"{t.test} {client.name}"
-        rerun = rerun_line("-m", "pkits.pkits_gate", "--tlsnb", self.args.tlsnb, "--client", client.name, t.test)
+        rerun = rerun_line(__file__, "--tlsnb", self.args.tlsnb, "--client", client.name, t.test)
         diff = self.records[client.name].get(t.test)
         nist = "accept" if t.valid else "refuse"
         if obs.not_asked:
@@ -251,7 +251,7 @@ def choose(tests: dict[str, PkitsTest], args, clients: list[Profile]) -> list[Pk
     if args.sample and not args.tests:
         print(f"sample: {len(selected)} tests ({args.sample} drawn among the {len(askable)} some client can be asked, "
               f"and their controls): {' '.join(t.test for t in selected)}\n"
-              f"sample: rerun it: {rerun_line('-m', 'pkits.pkits_gate', '--tlsnb', args.tlsnb, '--sample', args.sample, '--seed', seed)}",
+              f"sample: rerun it: {rerun_line(__file__, '--tlsnb', args.tlsnb, '--sample', args.sample, '--seed', seed)}",
               flush=True)
     return selected
 
