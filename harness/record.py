@@ -14,6 +14,10 @@ with `kind` and `why` empty, and a record with an empty one fails its gate until
     record = Record(room / "pkits.toml", "pkits")      # a missing file: nothing recorded yet
     expected = record.expected(case_id, reference)     # the recorded got, else the reference's
     record.write(order, {case_id: got_or_None, ...})   # --update
+
+Who records with it: the case gates (clients/NAME/{client,faults,hostile,dns}.toml, harness/cases.py),
+the matrix (clients/NAME/matrix.toml, matrix/crossing.py) and the operator scan (mutants/survivors.toml,
+mutants/scan.py: identity keys file, op, before, after, nth).
 """
 from __future__ import annotations
 
