@@ -156,14 +156,18 @@ class Record:
                 f"why = {json.dumps(d.why)}\n")
 
     def header(self) -> str:
-        identity = "" if self.keys == ("case",) else \
-            "# Identity: " + ", ".join(f"{k} ({'when left out: ' + str(self.defaults[k]) if k in self.defaults else 'optional'})"
-                                       if k in self.optional else k for k in self.keys) + ".\n"
+        identity = "" if self.keys == ("case",) else f"# Identity: {', '.join(map(self.key_text, self.keys))}.\n"
         note = "".join(f"# {line}\n" for line in self.note.splitlines())
         return (f"# Recorded differences of {self.what} (harness/record.py): one [[{TABLE}]] a case that differs.\n"
                 f"{identity}{note}"
                 f"# got is OBSERVED (--update rewrites it, keeping kind and why); kind: {' | '.join(self.kinds)};\n"
                 f"# why: the reason, written by a person (an empty kind or why fails the gate).\n")
+
+    def key_text(self, key: str) -> str:
+        """An identity key as the header names it: its default, or that it is optional."""
+        if key in self.defaults:
+            return f"{key} (when left out: {self.defaults[key]})"
+        return f"{key} (optional)" if key in self.optional else key
 
 
 __all__ = ["Difference", "KINDS", "Record", "RowError", "toml_value"]
