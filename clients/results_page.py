@@ -2,8 +2,9 @@
 """The lab's one picture of every client: every gate's rows down the side, every client across.
 
 Reads what the last gate run left (the JUnit file each gate wrote into --junit, the matrix's cells
-in --work/matrix/results, the PKITS cells in --work/pkits_full or --work/pkits: results.json) and each client's records (clients/NAME/{matrix,faults,leaks,hostile,
-client,dns}.toml: the recorded differences with their kind and reason; profile.toml's [disabled]).
+in --work/matrix/results, the PKITS cells in --work/pkits_full or --work/pkits: results.json) and each
+client's records (clients/NAME/{matrix,faults,leaks,hostile,client,dns,pkits}.toml, harness/record.py:
+the recorded differences with their kind and reason; profile.toml's [disabled]).
 Writes one static HTML page: a section per gate, a column per client (tlsnb first), each cell the
 outcome as the reference's ("as tlsnb"), the recorded difference with its kind (bug, policy,
 limit) and reason, a skip with its reason, a failure, or "not run" (the default gate samples: the
@@ -22,10 +23,14 @@ import tomllib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
+
+from harness.record import KINDS, Difference, Record
+from harness.rows import RowError
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"
-# gate -> (the reference's JUnit file, a client's JUnit file pattern, the client's record file, its case key)
+# gate -> (the reference's JUnit file, a client's JUnit file pattern, the client's record file)
 GATES = {
     "faults": ("faults", "faults_{c}", "faults.toml"),
     "leaks": ("leaks", "leaks_{c}", "leaks.toml"),
@@ -34,7 +39,6 @@ GATES = {
     "dns": ("dns", "dns_{c}", "dns.toml"),
 }
 FULL_ONLY = {"client"}  # crossed over the clients under label full only
-KINDS = ("bug", "policy", "limit")
 
 
 @dataclass
@@ -69,15 +73,12 @@ def read_junit(path: Path) -> dict[str, tuple[str, str]]:
     return cases
 
 
-def read_toml(path: Path, table: str) -> dict[str, dict]:
-    """name -> entry of a client's record file (missing file: empty)."""
-    if not path.is_file():
-        return {}
+def read_record(client: str, file: str) -> Record:
+    """A client's record of differences (harness/record.py; a missing file: empty, as the reference's)."""
     try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise PageError(f"{path}: {e}") from e
-    return {entry["name"]: entry for entry in data.get(table, []) if "name" in entry}
+        return Record(CLIENTS / client / file, f"{file.removesuffix('.toml')} {client}")
+    except RowError as e:
+        raise PageError(str(e)) from e
 
 
 def clients_here() -> list[str]:
@@ -92,12 +93,12 @@ def disabled_of(client: str) -> dict[str, str]:
     return tomllib.loads(path.read_text()).get("disabled", {})
 
 
-def case_record(records: dict[str, dict], case: str) -> dict | None:
+def case_record(records: Record, case: str) -> Optional[Difference]:
     """A record names a case as the gate does (`Plain`, `Plain/bio`) or by its row (`Plain`)."""
     return records.get(case) or records.get(case.split("/")[0])
 
 
-def gate_cell(gate: str, client: str, case: str, junit: dict, records: dict, disabled: dict) -> Cell:
+def gate_cell(gate: str, client: str, case: str, junit: dict, records: Record, disabled: dict) -> Cell:
     found = junit.get(case)
     reason = disabled.get(f"{gate}:{case}") or disabled.get(f"{gate}:{case.split('/')[0]}")
     if found is None:
@@ -111,12 +112,12 @@ def gate_cell(gate: str, client: str, case: str, junit: dict, records: dict, dis
     record = case_record(records, case)
     if verdict == "SKIP":
         if record is not None:
-            return Cell("diff", "skip (exit 89)", record.get("kind", ""), record.get("why", ""))
+            return Cell("diff", "skip (exit 89)", record.kind, record.why)
         return Cell("skip", "skip", why=message[:300])
     if client == "tlsnb":
         return Cell("ref", "pass")
     if record is not None:
-        return Cell("diff", str(record.get("expect", "")), record.get("kind", ""), record.get("why", ""))
+        return Cell("diff", str(record.got), record.kind, record.why)
     return Cell("same", "as tlsnb")
 
 
@@ -134,7 +135,7 @@ def gate_section(gate: str, clients: list[str], junit_dir: Path) -> tuple[list[s
         rows += [case for case in per_client[c] if case not in rows]
     cells = {}
     for c in clients:
-        records = read_toml(CLIENTS / c / record_file, "case") if c != "tlsnb" else {}
+        records = read_record(c, record_file)
         disabled = disabled_of(c) if c != "tlsnb" else {}
         for case in rows:
             cells[(case, c)] = gate_cell(gate, c, case, per_client[c], records, disabled)
@@ -161,7 +162,7 @@ def matrix_section(clients: list[str], work: Path) -> tuple[list[str], dict[tupl
             by.setdefault((cell["row"], c), []).append(cell)
     cells = {}
     for c in clients:
-        records = read_toml(CLIENTS / c / "matrix.toml", "row") if c != "tlsnb" else {}
+        records = read_record(c, "matrix.toml")
         for row in rows:
             mine = by.get((row, c))
             if not mine:
@@ -170,9 +171,8 @@ def matrix_section(clients: list[str], work: Path) -> tuple[list[str], dict[tupl
                 cells[(row, c)] = Cell("fail", "could not run", why=next(x["problem"] for x in mine if x.get("problem")))
             elif c == "tlsnb":
                 cells[(row, c)] = Cell("ref", short(mine))
-            elif row in records:
-                r = records[row]
-                cells[(row, c)] = Cell("diff", short(mine), r.get("kind", ""), r.get("why", ""))
+            elif r := records.get(row):
+                cells[(row, c)] = Cell("diff", short(mine), r.kind, r.why)
             else:
                 cells[(row, c)] = Cell("same", "as tlsnb")
     ran = {c: c in results for c in clients}

@@ -30,7 +30,6 @@ Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers),
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import re
 import signal as signals
@@ -46,7 +45,8 @@ from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
-from .rows import RowError, load_toml, load_tsv, unique
+from .record import Difference, Record
+from .rows import RowError, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
 
@@ -157,58 +157,23 @@ class CaseLab:
     label: str = ""             # the gate's label (a profile's disabled cases are "label:case")
     program: str = "tlsnb"      # the process name the shims act in (TLSLAB_SHIM_PROGRAM)
     profile: Optional[Profile] = None         # the client asked (the reference's profile included)
-    record: Optional["CaseRecord"] = None     # its recorded differences in this gate
+    record: Optional[Record] = None           # its recorded differences in this gate
     transports: Optional[tuple[str, ...]] = ("bio", "fd")
 
 
-@dataclass
-class Difference:
-    name: str
-    expect: str
-    kind: str
-    why: str
-    where: str
+def check_expect(got: object) -> None:
+    """A case record's got: `skip` (exit 89) or a line of the expect grammar (ValueError otherwise)."""
+    if not isinstance(got, str):
+        raise ValueError("got must be a line of the expect grammar, or skip")
+    if got != SKIP:
+        parse(PLACEHOLDER.sub("0", got))
 
 
-class CaseRecord:
-    """clients/NAME/LABEL.toml: where a client under test's cases differ from the reference's row.
-    One [[case]] each: name (the case id), expect (what it showed, in the expect grammar, or
-    `skip` for exit 89: written by --update), kind (bug, policy, limit) and why (by a person)."""
-
-    SCHEMA = {"name": (str, True), "expect": (str, True), "kind": (str, True), "why": (str, True)}
-    HEADER = ("# Where this client's {label} cases differ from the reference's rows (one [[case]] each; a case not\n"
-              "# here must hold the row's own expectation). expect is OBSERVED (--update writes it, keeping kind\n"
-              "# and why); kind: bug | policy | limit; why: the reason, written by a person (empty fails).\n")
-
-    def __init__(self, path: Path, label: str):
-        self.path, self.label = path, label
-        self.cases: dict[str, Difference] = {}
-        if path.is_file():
-            for row in load_toml(path, "case", self.SCHEMA):
-                if row.get("expect") != SKIP:
-                    try:
-                        parse(PLACEHOLDER.sub("0", row.get("expect")))
-                    except ExpectError as e:
-                        raise row.error("expect", str(e)) from e
-                self.cases[row.name] = Difference(row.name, row.get("expect"), row.get("kind"), row.get("why"),
-                                                  row.where())
-
-    def expected(self, case_id: str, reference: str) -> tuple[str, Optional[Difference]]:
-        diff = self.cases.get(case_id)
-        return (diff.expect, diff) if diff else (reference, None)
-
-    def write(self, order: list[str], observed: dict[str, Optional[str]]) -> None:
-        for name, expect in observed.items():
-            if expect is None:
-                self.cases.pop(name, None)
-            else:
-                old = self.cases.get(name)
-                self.cases[name] = Difference(name, expect, old.kind if old else "", old.why if old else "", "")
-        blocks = [f'[[case]]\nname = {json.dumps(n)}\nexpect = {json.dumps(self.cases[n].expect)}\n'
-                  f'kind = {json.dumps(self.cases[n].kind)}\nwhy = {json.dumps(self.cases[n].why)}\n'
-                  for n in order if n in self.cases]
-        self.path.write_text(self.HEADER.format(label=self.label) + "\n" + "\n".join(blocks))
-        print(f"update: {self.path}: {len(blocks)} cases differ from the reference", flush=True)
+def case_record(profile: Profile, label: str, cases: Optional[set[str]]) -> Record:
+    """clients/NAME/LABEL.toml (harness/record.py): where a client under test's cases differ from the
+    reference's rows; got is what it showed, in the expect grammar, or `skip` for exit 89."""
+    return Record(profile.room / f"{label}.toml", f"{label} {profile.name}", check_got=check_expect, cases=cases,
+                  note="got: what the client showed, in the expect grammar (harness/README.md), or skip (exit 89).")
 
 
 class Cell:
@@ -363,7 +328,7 @@ class CaseRunner:
             gate.skip(case_id, reason)
             return
         exp_text, diff = self.expectation(row, case_id)
-        if diff is not None and not diff.why.strip():
+        if diff is not None and not diff.explained:
             gate.check(case_id, False, f"{diff.where}: the difference is recorded without a reason: write kind and why")
             return
         judged = row.expect if self.update or exp_text == SKIP else exp_text
@@ -494,7 +459,9 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         rerun += ["--proxy", ns.proxy]
     try:
         profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
-        record = None if profile.reference else CaseRecord(profile.room / f"{name}.toml", name)
+        ids = {c for r in rows for c, _ in r.crossed(("bio", "fd") if profile.has("--transport") else None)}
+        record = None if profile.reference else \
+            case_record(profile, name, ids if ns.rows.resolve() == default_rows.resolve() else None)
     except (ClientError, RowError) as e:
         bad_input(prog, e)
     lab.client, lab.profile, lab.record, lab.program = profile.command, profile, record, profile.program

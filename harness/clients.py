@@ -18,7 +18,6 @@ from .rows import RowError, load_table
 
 CLIENTS = ROOT / "clients"
 UNSUPPORTED_EXIT = 89       # the contract: a case the client cannot do; a SKIP, never a pass
-KINDS = ("bug", "policy", "limit")
 OPTIONAL_FLAGS = ("--transport", "--resume", "--hold-ms", "--sigpipe", "--partial-chain", "--verify-depth",
                   "--system-trust", "--ns", "--dns-udp", "--dns-timeout-ms", "--allow-private",
                   "--crl", "--crl-all", "--ocsp-staple", "--cert", "--key", "--pin-sha256", "--no-verify-name",

@@ -82,10 +82,12 @@ class TomlRow:
     line: int                                   # the [[table]] header's line
     path: Path
     key_lines: dict[str, int] = field(default_factory=dict)
+    names: tuple[str, ...] = ("name",)          # the keys that name the row in an error
 
     @property
     def name(self) -> str:
-        return str(self.fields.get("name", "?"))
+        given = [str(self.fields[k]) for k in self.names if k in self.fields]
+        return " | ".join(given) if given else "?"
 
     def get(self, key: str, default=None):
         return self.fields.get(key, default)
@@ -109,10 +111,11 @@ def _key_lines(text: str, table: str) -> list[tuple[int, dict[str, int]]]:
     return rows
 
 
-def load_toml(path: Path, table: str, schema: dict[str, tuple[type, bool]]) -> list[TomlRow]:
+def load_toml(path: Path, table: str, schema: dict[str, tuple[type, bool]],
+              names: tuple[str, ...] = ("name",)) -> list[TomlRow]:
     """The [[table]] rows of a TOML file. SCHEMA: key -> (type, required); `object` accepts any type.
     Unknown keys, missing keys, wrong types, top-level tables other than TABLE, repeated names:
-    RowError naming file and line."""
+    RowError naming file, line and the row (by its NAMES keys' values)."""
     text = _read(path)
     try:
         data = tomllib.loads(text)
@@ -123,7 +126,7 @@ def load_toml(path: Path, table: str, schema: dict[str, tuple[type, bool]]) -> l
     if extra:
         raise RowError(f"{path}:1: unknown top-level keys {sorted(extra)} (only [[{table}]] rows)")
     lines = _key_lines(text, table)
-    rows = [TomlRow(r, lines[i][0] if i < len(lines) else 1, path, lines[i][1] if i < len(lines) else {})
+    rows = [TomlRow(r, lines[i][0] if i < len(lines) else 1, path, lines[i][1] if i < len(lines) else {}, names)
             for i, r in enumerate(data.get(table, []))]
     seen: dict[str, int] = {}
     for row in rows:

@@ -45,6 +45,7 @@ from typing import Optional
 from harness import Gate, choose_seed, gate_args, rerun_line, run_client, tls_server, verdict
 from harness.peers import hostile_peer
 from harness.clients import ClientError, Profile, gate_client
+from harness.record import KINDS
 from harness.rows import RowError, TomlRow, bad_input, load_toml
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report, unmatched
 
@@ -83,10 +84,11 @@ class Result:
 # an allocation cleanly (clients/NAME/alloc_sweep_known.toml): each entry names the outcome (a
 # prefix: "signal 11", "no outcome line (exit 2") and a text that the failed allocation's stack
 # or the client's stderr holds ("libtasn1.so.6"), with kind and why. A lost run that no entry
-# explains fails as before; tlsnb has no such file: every lost run of the reference fails.
+# explains fails as before; tlsnb has no such file: every lost run of the reference fails. Not a
+# record of differences (harness/record.py): an entry is a rule over runs, not a case (the values of N
+# it explains are drawn anew each run and move with the library), written by a person from a stack.
 KNOWN_SCHEMA = {"name": (str, True), "outcome": (str, True), "stack": (str, True), "kind": (str, True),
                 "why": (str, True)}
-KINDS = ("bug", "policy", "limit")
 
 
 def load_known(path: Path) -> list[TomlRow]:

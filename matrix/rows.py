@@ -51,6 +51,14 @@ STAPLE_POLICIES = ("off", "check", "require")
 Expect = Union[str, dict]
 
 
+def cell_value(value, version: str, server: str):
+    """An expectation's value for one cell: VALUE itself, or its table's entry for "VERSION SERVER",
+    else for "VERSION"."""
+    if isinstance(value, dict):
+        return value.get(f"{version} {server}", value.get(version))
+    return value
+
+
 class Row(TomlRow):
     """One [[row]] of rows.toml."""
 
@@ -68,10 +76,7 @@ class Row(TomlRow):
                    for t in TRANSPORTS for v in self.versions for s in self.servers)
 
     def expected(self, transport: str, version: str, server: str) -> Optional[str]:
-        value = self.fields.get(transport)
-        if isinstance(value, dict):
-            return value.get(f"{version} {server}", value.get(version))
-        return value
+        return cell_value(self.fields.get(transport), version, server)
 
     def expected_depth(self, transport: str, version: str) -> Optional[int]:
         value = self.fields.get("depth")

@@ -9,7 +9,8 @@ malformed row or profile (file:line on stderr) before any connection.
 
 The reference, tlsnb, is held to the rows' own `bio`/`fd` expectations. A client under test
 (--client NAME, a room of clients/, or a profile's path) is held to the reference's, except
-where its clients/NAME/matrix.toml records a difference with its kind and reason (crossing.py).
+where its clients/NAME/matrix.toml records a difference with its kind and reason (harness/record.py,
+crossing.py).
 Exit 89 from a client is a SKIP, and must be recorded (`got = "skip"`).
 
     /usr/bin/python3 -m matrix.run_matrix --tlsnb build/client/tlsnb              # every row
@@ -29,12 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from matrix.crossing import SKIP, ClientRecord, write_results
+from matrix.crossing import SKIP, client_record, write_results
 from harness import Gate, HarnessError, bad_input, gate_args, rerun_line, run_client
 from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
+from harness.record import Record
 from matrix.peers import start_lab_server, start_openssl_server
-from matrix.rows import GROUPS, TRANSPORTS, Row, RowError, RowFile
+from matrix.rows import GROUPS, TRANSPORTS, Row, RowError, RowFile, cell_value
 from matrix.update import collapse, record
 
 HERE = Path(__file__).resolve().parent
@@ -135,7 +137,7 @@ def observe(cell: Cell, client: Profile, rows: RowFile, port: int, names: Outcom
 class Matrix:
     """One run of the gate: the rows, the client, its record, the tally."""
 
-    def __init__(self, args, names: OutcomeNames, rows: RowFile, client: Profile, record: Optional[ClientRecord]):
+    def __init__(self, args, names: OutcomeNames, rows: RowFile, client: Profile, record: Optional[Record]):
         self.args, self.names, self.rows, self.client, self.record = args, names, rows, client, record
         self.gate, self.lock, self.observations = Gate("matrix" if client.reference else f"matrix {client.name}"), \
             threading.Lock(), []
@@ -159,9 +161,8 @@ class Matrix:
     def expected(self, cell: Cell):
         """(what the cell must show, its recorded difference or None)."""
         reference = cell.row.expected(cell.transport or "bio", cell.version, cell.server)
-        if self.record is None:
-            return reference, None
-        return self.record.expected(cell.row.name, cell.version, cell.server, reference)
+        diff = self.record.get(cell.row.name) if self.record else None
+        return (cell_value(diff.got, cell.version, cell.server), diff) if diff else (reference, None)
 
     def judge(self, obs: Observation, rerun: str) -> None:
         cell = obs.cell
@@ -175,7 +176,7 @@ class Matrix:
         if obs.problem:
             self.gate.check(cell.label(), False, f"{obs.problem}  (rerun: {rerun})")
             return
-        if diff is not None and not diff.why.strip():
+        if diff is not None and not diff.explained:
             self.gate.check(cell.label(), False, f"{diff.where}: the difference ({obs.outcome}) is recorded without "
                                                  f"a reason: write kind and why")
             return
@@ -321,7 +322,7 @@ def main() -> int:
             print("\n".join(row.name for row in selected))
             return 0
         client = gate_client(args.client, args.tlsnb, args.build_dir)
-        record_file = None if client.reference else ClientRecord(client.room / "matrix.toml", {r.name for r in rows.rows})
+        record_file = None if client.reference else client_record(client, {r.name for r in rows.rows}, names)
     except (RowError, UnknownOutcome, OSError, ClientError) as e:
         bad_input("run_matrix.py", e)
     return Matrix(args, names, rows, client, record_file).run(selected)

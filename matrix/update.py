@@ -8,19 +8,13 @@ per server, and the row then needs a servers_differ reason written by a person.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from pathlib import Path
 
+from harness.record import toml_value
 from matrix.rows import TRANSPORTS, Row, RowFile
 
 RECORDED = ("bio", "fd", "depth")
-
-
-def toml_value(value) -> str:
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
-    return json.dumps(value) if isinstance(value, str) else str(value)
 
 
 def collapse(row: Row, per_cell: dict[tuple[str, str], str]):

@@ -12,9 +12,9 @@ lines are never touched), the classic set of mull and dextool:
     const   an integer constant changed: 0 -> 1, 1 -> 0, N -> N + 1
 
 Binary operators are matched with a space on each side (the house style), which keeps
-template angle brackets, `->`, `<<` and `>>` out. A mutant's key (file, operator, the line's
-code before and after, the occurrence on that line) survives edits elsewhere in the file, so a
-survivor's recorded fate follows it when lines move.
+template angle brackets, `->`, `<<` and `>>` out. A mutant's identity (file, operator, the line's
+code before and after, nth: which of the file's identical changes it is) survives edits elsewhere
+in the file, so a survivor's record follows it when lines move.
 
     for m in generate(Path("client/http_response.cc"), text): print(m.line, m.op, m.change)
 """
@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 OPERATORS = ("rel", "neg", "logic", "stmt", "ret", "const")
 MASKED = re.compile(r"R\"(?P<delim>[^(\s\\]{0,16})\(.*?\)(?P=delim)\""   # a raw string, over many lines
@@ -49,9 +50,12 @@ class Mutant:
     nth: int           # which of the file's mutants with this same change of this same text (0 first, in source order)
     text: str          # the whole mutated source
 
+    IDENTITY: ClassVar[tuple[str, ...]] = ("file", "op", "before", "after", "nth")
+
     @property
-    def key(self) -> str:
-        return f"{self.file}|{self.op}|{self.before}|{self.after}|{self.nth}"
+    def identity(self) -> dict:
+        """The keys a survivor's record names it by (mutants/survivors.toml, harness/record.py)."""
+        return {k: getattr(self, k) for k in self.IDENTITY}
 
     @property
     def change(self) -> str:

@@ -10,8 +10,11 @@ object byte-identical to the unmutated source's is equivalent and skipped (trivi
 equivalence). The others are relinked and their file's rows run in order, by their own gates
 (mutants/gate_rows.py), until one kills the mutant. The first time a row kills, it is run
 once against an unmutated relink of the same file: it must hold (control), or the kill
-proves nothing. A survivor is recorded in survivors.toml as equivalent (no input can tell it)
-or no-row (not worth a row), with its reason; an unrecorded survivor fails the gate.
+proves nothing. A survivor is recorded in survivors.toml (harness/record.py: got = "survived",
+kind equivalent, no input can tell it, or no-row, not worth a row, and why); an unrecorded
+survivor, or one recorded without kind and why, fails the gate. --update records each survivor
+of the run (a new one with kind and why empty), drops the record of a mutant now killed or
+byte-identical and of any that no operator makes any more, and keeps kind and why.
 
 Prints one line per mutant, the score (killed / non-equivalent) per file and overall, the
 survivors (file:line, operator, change, fate) and the time per mutant.
@@ -19,6 +22,7 @@ survivors (file:line, operator, change, fate) and the time per mutant.
     scan.py --build-dir BUILD [--full | --sample N] [--seed S] [--file client/x.cc ...]
     scan.py --build-dir BUILD --list [--file ...]     # the mutants, nothing built
     scan.py --build-dir BUILD --full --file F --unrecorded   # only those without a recorded fate
+    scan.py --build-dir BUILD --full --file F --update       # record the file's survivors, then write kind and why
 """
 from __future__ import annotations
 
@@ -31,19 +35,23 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Optional
 
 from mutants.build import Builder, BuildError, Compiled
 from mutants.gate_rows import GateRow, GateRows
 from harness import Gate, RowError, bad_input, choose_seed, load_toml, rerun_line
+from harness.record import Difference, Record
 from mutants.operators import Mutant, generate
 from mutants.run_mutants import build_flags, built_paths, programs
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-FATES = ("equivalent", "no-row")
+FATES = ("equivalent", "no-row")   # a survivor's kind
+SURVIVED = "survived"              # a survivor's got
 FILE_SCHEMA = {"file": (str, True), "rows": (list, True), "recorded": (bool, True)}
-SURVIVOR_SCHEMA = {"file": (str, True), "op": (str, True), "before": (str, True), "after": (str, True),
-                   "nth": (int, False), "fate": (str, True), "reason": (str, True)}
+NOTE = """got: survived. kind, the survivor's fate: equivalent (no input can tell it from the client: left
+out of the score) or no-row (a real difference not worth a gate row: counted as survived).
+Written grouped by file (each group's first line generated); nth tells identical lines apart."""
 
 
 def parse_args() -> argparse.Namespace:
@@ -57,9 +65,12 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--only", nargs="+", default=[], metavar="ID",
                    help="only these mutants, by the case id a run prints (client/attempt.cc:263:rel)")
     p.add_argument("--unrecorded", action="store_true",
-                   help="only the mutants survivors.toml has no fate for (a file being scanned: what is left to see)")
+                   help="only the mutants survivors.toml has no record of (a file being scanned: what is left to see)")
     p.add_argument("--map", type=Path, default=HERE / "operator_rows.toml", help="file -> gate rows")
-    p.add_argument("--survivors", type=Path, default=HERE / "survivors.toml", help="the survivors' fates")
+    p.add_argument("--survivors", type=Path, default=HERE / "survivors.toml", help="the survivors' record")
+    p.add_argument("--update", action="store_true",
+                   help="record the run's survivors in --survivors (a new one with kind and why empty: it fails until "
+                        "a person writes them), drop the records of mutants now killed or no longer made")
     p.add_argument("--row-limit", type=float, default=30.0, help="seconds a row may run against a mutant (a kill past it)")
     p.add_argument("--shard", type=shard, metavar="K/N",
                    default=os.environ.get("TLSLAB_SHARD") or None,
@@ -85,7 +96,7 @@ def shard(text: str) -> tuple[int, int]:
 
 def load_map(path: Path) -> tuple[dict[str, list[str]], set[str]]:
     """File -> its rows; and the files whose every survivor is recorded (the sample and --full draw from those)."""
-    mapping, recorded = {}, set()
+    mapping, complete = {}, set()
     for row in load_toml(path, "file", FILE_SCHEMA):
         name = row.get("file")
         if not (ROOT / name).is_file() or not name.startswith("client/") or not name.endswith(".cc"):
@@ -96,21 +107,17 @@ def load_map(path: Path) -> tuple[dict[str, list[str]], set[str]]:
             raise row.error("rows", "rows must be gate rows LABEL:CASE")
         mapping[name] = list(row.get("rows"))
         if row.get("recorded"):
-            recorded.add(name)
-    return mapping, recorded
+            complete.add(name)
+    return mapping, complete
 
 
-def load_fates(path: Path) -> dict[str, tuple[str, str, str]]:
-    """Mutant key -> (fate, reason, file:line of the record)."""
-    fates = {}
-    for row in load_toml(path, "survivor", SURVIVOR_SCHEMA):
-        if row.get("fate") not in FATES:
-            raise row.error("fate", f"fate must be one of {', '.join(FATES)}")
-        if not row.get("reason").strip():
-            raise row.error("reason", "a survivor's fate needs its reason")
-        key = f"{row.get('file')}|{row.get('op')}|{row.get('before')}|{row.get('after')}|{row.get('nth', 0)}"
-        fates[key] = (row.get("fate"), row.get("reason"), row.where())
-    return fates
+def survivors(path: Path) -> Record:
+    """The survivors' record (harness/record.py), a survivor named by its mutant's identity."""
+    def check_got(got: object) -> None:
+        if got != SURVIVED:
+            raise ValueError(f"got must be {SURVIVED!r} (a killed mutant has no record)")
+    return Record(path, "mutant operators", kinds=FATES, keys=tuple(Mutant.IDENTITY), defaults={"nth": 0},
+                  group="file", check_got=check_got, note=NOTE)
 
 
 class Scan:
@@ -220,7 +227,12 @@ def strip_depfile(argv: list[str]) -> list[str]:
     return out
 
 
-def report(results: list[tuple[Mutant, str, str]], fates: dict, seconds: list[float]) -> None:
+def recorded(record: Record, m: Mutant) -> Optional[Difference]:
+    """M's survivor record, if any."""
+    return record.get(record.identity(m.identity))
+
+
+def report(results: list[tuple[Mutant, str, str]], record: Record, seconds: list[float]) -> None:
     """The score per file and overall, and the survivors' table."""
     print("\nscore (killed / non-equivalent; equivalent: TCE byte-identical or recorded equivalent)")
     print(f"  {'file':28} {'mutants':>7} {'tce':>4} {'equiv':>5} {'killed':>6} {'survived':>8} {'score':>6}")
@@ -230,8 +242,8 @@ def report(results: list[tuple[Mutant, str, str]], fates: dict, seconds: list[fl
         for m, verdict, _ in results:
             if m.file == file:
                 c["mutants"] += 1
-                fate = fates.get(m.key, ("",))[0]
-                c["tce" if verdict == "tce" else "equiv" if verdict == "survived" and fate == "equivalent"
+                fate = recorded(record, m)
+                c["tce" if verdict == "tce" else "equiv" if verdict == "survived" and fate and fate.kind == "equivalent"
                   else verdict] += 1
         total.update(c)
         print(score_line(file, c))
@@ -239,11 +251,11 @@ def report(results: list[tuple[Mutant, str, str]], fates: dict, seconds: list[fl
     if seconds:
         print(f"  time per built mutant: {sum(seconds) / len(seconds):.1f} s mean, {max(seconds):.1f} s max "
               f"({len(seconds)} built)")
-    survivors = [(m, fates.get(m.key)) for m, verdict, _ in results if verdict == "survived"]
-    if survivors:
+    survived = [(m, recorded(record, m)) for m, verdict, _ in results if verdict == "survived"]
+    if survived:
         print("\nsurvivors")
-        for m, fate in survivors:
-            print(f"  {m.where}  {m.op:5}  {m.change}  [{fate[0] + ': ' + fate[1] if fate else 'UNEXPLAINED'}]")
+        for m, fate in survived:
+            print(f"  {m.where}  {m.op:5}  {m.change}  [{fate.kind + ': ' + fate.why if fate and fate.explained else 'UNEXPLAINED'}]")
 
 
 def score_line(name: str, c: Counter) -> str:
@@ -256,8 +268,8 @@ def score_line(name: str, c: Counter) -> str:
 def main() -> int:
     ns = parse_args()
     try:
-        mapping, recorded = load_map(ns.map)
-        fates = load_fates(ns.survivors)
+        mapping, complete = load_map(ns.map)
+        record = survivors(ns.survivors)
     except RowError as e:
         bad_input("scan.py", e)
     unknown = [f for f in ns.file if f not in mapping]
@@ -266,11 +278,12 @@ def main() -> int:
     only_files = sorted({i.rsplit(":", 2)[0] for i in ns.only})
     if unmapped := [f for f in only_files if f not in mapping]:
         bad_input("scan.py", f"--only: {unmapped[0]} is not a mapped file ({ns.map})")
-    files = ns.file or only_files or [f for f in mapping if f in recorded]   # a file still being scanned only by --file
-    mutants = [m for f in files for m in generate(ROOT / f, (ROOT / f).read_text(), ROOT)
-               if (not ns.line or m.line in ns.line) and not (ns.unrecorded and m.key in fates)
+    files = ns.file or only_files or [f for f in mapping if f in complete]   # a file still being scanned only by --file
+    made = {f: generate(ROOT / f, (ROOT / f).read_text(), ROOT) for f in (mapping if ns.update else files)}
+    mutants = [m for f in files for m in made[f]
+               if (not ns.line or m.line in ns.line) and not (ns.unrecorded and recorded(record, m))
                and (not ns.only or f"{m.where}:{m.op}" in ns.only)]
-    every_key = {m.key for m in mutants}
+    selected = {record.identity(m.identity): m for m in mutants}
     if ns.shard:
         k, n = ns.shard
         mutants = mutants[k - 1::n]
@@ -284,7 +297,7 @@ def main() -> int:
         # row (seconds), so a new hole fails the default gate; a recorded survivor runs every row of its
         # file (up to two minutes: attempt.cc's 47) and is held to its record by --full.
         seed = choose_seed(ns.seed)
-        pool = [m for m in mutants if m.key not in fates] if not ns.only else mutants
+        pool = [m for m in mutants if not recorded(record, m)] if not ns.only else mutants
         mutants = sorted(random.Random(seed).sample(pool, min(ns.sample, len(pool))), key=lambda m: (m.file, m.line))
     build = ns.build_dir.resolve()
     real = {name: path for name, path in built_paths(build).items() if Path(path).is_file()}
@@ -312,6 +325,12 @@ def main() -> int:
     rerun = [sys.argv[0], *sys.argv[1:]] + ([] if ns.seed is not None or seed is None else ["--seed", seed])
     results, seconds = [], []
     print(f"{len(mutants)} mutants over {', '.join(sorted({m.file for m in mutants}))}", flush=True)
+    running = {record.identity(m.identity) for m in mutants}
+    for d in record.unexplained():   # a record a person has still to write, of a mutant this run does not run
+        if d.case in selected and d.case not in running:
+            m = selected[d.case]
+            gate.check(f"{m.where}:{m.op}", False, f"{d.where}: a survivor recorded without kind and why: write them "
+                                                   f"({m.change})")
     for m in mutants:
         began = time.monotonic()
         try:
@@ -326,20 +345,37 @@ def main() -> int:
             seconds.append(time.monotonic() - began)
         results.append((m, verdict, detail))
         case = f"{m.where}:{m.op}"
-        fate = fates.get(m.key)
-        if verdict == "survived" and fate is None:
-            gate.check(case, False, f"survived, unexplained: {m.change}  ({detail}); kill it with a gate row or "
-                                    f"record its fate in {ns.survivors.name}\n  rerun: "
-                                    f"{rerun_line(*rerun[:1], *rerun[1:], '--only', case)}")
+        fate = recorded(record, m)
+        if verdict == SURVIVED and not (fate and fate.explained):
+            what = f"{fate.where}: survived, recorded without kind and why: write them" if fate else \
+                f"survived, unexplained: {m.change}  ({detail}); kill it with a gate row or record it in " \
+                f"{ns.survivors.name} (--update writes it, kind and why are yours)"
+            gate.check(case, False, f"{what}\n  rerun: {rerun_line(*rerun[:1], *rerun[1:], '--only', case)}")
         else:
-            gate.check(case, verdict != "broken", f"{verdict}{': ' + fate[0] if fate and verdict == 'survived' else ''}"
+            gate.check(case, verdict != "broken", f"{verdict}{': ' + fate.kind if fate and verdict == SURVIVED else ''}"
                                                   f" — {m.change} — {detail}  [{time.monotonic() - began:.1f} s]")
-    report(results, fates, seconds)
+    report(results, record, seconds)
+    made_here = {record.identity(m.identity) for f in files for m in made[f]}
     if ns.full and not ns.file and not ns.only and (not ns.shard or ns.shard[0] == 1):   # a whole scan's records
-        stale = [where for key, (_, _, where) in fates.items() if key not in every_key]
-        for where in stale:
-            gate.check(f"record/{where}", False, "a recorded survivor no operator makes any more: delete or update it")
+        for d in record.entries.values():
+            if d.case not in made_here:
+                gate.check(f"record/{d.where}", False, "a recorded survivor no operator makes any more: delete it "
+                                                       "(--update drops it)")
+    if ns.update:
+        update(record, made, results)
     return gate.finish()
+
+
+def update(record: Record, made: dict[str, list[Mutant]], results: list[tuple[Mutant, str, str]]) -> None:
+    """--update: each survivor of the run recorded (kind and why kept, a new one's empty), the record of
+    a mutant now killed or byte-identical dropped, and that of any mutant of a mapped file that no
+    operator makes any more. Written in the map's file order, each file's survivors in source order."""
+    made_ids = {record.identity(m.identity): m for mutants in made.values() for m in mutants}
+    observed = {record.identity(m.identity): (SURVIVED if verdict == SURVIVED else None)
+                for m, verdict, _ in results if verdict in (SURVIVED, "killed", "tce")}
+    observed.update({d.case: None for d in record.entries.values()
+                     if d.keys.get("file") in made and d.case not in made_ids})
+    record.write(list(made_ids), observed, keys={case: m.identity for case, m in made_ids.items()})
 
 
 if __name__ == "__main__":
