@@ -31,7 +31,7 @@ FEW, MANY = 1, 17
 def configurations(build: Path) -> list[tuple[str, list[str], str, list[str]]]:
     """(label, command, program, extra args) for each client measured; a client not built is named and skipped."""
     tlsnb = str(build / "client" / "tlsnb")
-    keep = str(build / "bench" / "tlsnb_keep_buffers")
+    keep = str(build / "client" / "tlsnb_keep_buffers")
     rows = []
     for transport in ("bio", "fd"):
         rows.append((f"tlsnb {transport} (RELEASE_BUFFERS)", [tlsnb], "tlsnb", ["--transport", transport]))

@@ -3,7 +3,7 @@
 #include <openssl/err.h>
 #include <openssl/x509.h>
 
-#include "pem_file.h"
+#include "pem_load.h"
 
 namespace tlsnb {
 

@@ -6,7 +6,7 @@
 
 #include "client_identity.h"
 #include "ocsp_staple.h"
-#include "pem_file.h"
+#include "pem_load.h"
 #include "pins.h"
 
 namespace tlsnb {
@@ -76,7 +76,7 @@ int on_new_session(SSL* ssl, SSL_SESSION* session) {
   return 1;  // we keep the reference
 }
 
-// The CRLs of a PEM file holding at least one, added to INTO (pem_file.h: the allocation sweep
+// The CRLs of a PEM file holding at least one, added to INTO (pem_load.h: the allocation sweep
 // with --crl found an out-of-memory inside the load told as a bad file, exit 2). Blocks of other
 // kinds are passed over, as X509_load_crl_file does.
 FileCheck load_crls(STACK_OF(X509_CRL) * into, const std::string& path, std::string* why) {
@@ -189,7 +189,7 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, verify_callback);
     bool use_system = o.system_trust || o.cafile.empty();
     // The file was checked above: a load that fails now holds a block that does not decode
-    // (the user's) or failed for want of memory (the run's): pem_file.h's load_failure says.
+    // (the user's) or failed for want of memory (the run's): pem_load.h's load_failure says.
     if (!o.cafile.empty() && SSL_CTX_load_verify_file(ctx.get(), o.cafile.c_str()) != 1) {
       FileCheck check = load_failure();
       return fail("--cafile: " + refused_load(check, o.cafile, "certificate"), check == FileCheck::unusable);

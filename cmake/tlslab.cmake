@@ -56,17 +56,21 @@ function(tlslab_gate)
   endif()
 endfunction()
 
-# tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [LINK <lib...>])
+# tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [TWINS <twins...>] [LINK <lib...>])
 # Two static libraries of the same sources, warnings as errors: <name> (Release, for the programs
 # and every measurement) and <name>_san (ASan + UBSan, for the units and the sanitized runs).
+# TWINS: other twins linked twin to twin (<lib> into <name>, <lib>_san into <name>_san); LINK: the rest.
 function(tlslab_library_twins name)
-  cmake_parse_arguments(L "" "" "SOURCES;INCLUDES;LINK" ${ARGN})
+  cmake_parse_arguments(L "" "" "SOURCES;INCLUDES;TWINS;LINK" ${ARGN})
   foreach(lib ${name} ${name}_san)
     add_library(${lib} STATIC ${L_SOURCES})
     target_include_directories(${lib} PUBLIC ${L_INCLUDES})
     target_link_libraries(${lib} PUBLIC ${L_LINK})
     target_compile_options(${lib} PRIVATE ${TLSLAB_WARNINGS} -Werror)
   endforeach()
+  target_link_libraries(${name} PUBLIC ${L_TWINS})
+  list(TRANSFORM L_TWINS APPEND _san)
+  target_link_libraries(${name}_san PUBLIC ${L_TWINS})
   target_compile_options(${name}_san PUBLIC ${TLSLAB_SAN_FLAGS})
   target_link_options(${name}_san PUBLIC ${TLSLAB_SAN_FLAGS})
 endfunction()

@@ -5,9 +5,11 @@ one client source to a scratch folder, applies its edit, compiles that copy with
 flags of the object it replaces, and links it with the build's other objects into a temp
 program. Two programs can be made this way:
 
-    tlsnb   main.o + every tlsnb_core object (Release), linked with OpenSSL
-    units   every tlsnb_units test object + every tlsnb_core_san object (ASan+UBSan),
+    tlsnb   main.o + every object of client/'s Release libraries, linked with OpenSSL
+    units   every tlsnb_units test object + every object of their _san twins (ASan+UBSan),
             linked with GoogleTest and OpenSSL
+
+A program's object folders are its own and its libraries' (mutants/CMakeLists.txt follows its links).
 
     from build import Builder, BuildError
 """
@@ -31,7 +33,7 @@ class BuildError(Exception):
 class Program:
     """How one program is linked: the object folders it takes, its link flags and libraries."""
     name: str
-    object_dirs: tuple[str, ...]   # relative to the build tree; the last one holds the client sources
+    object_dirs: tuple[str, ...]   # relative to the build tree: the program's own, then its libraries'
     link_flags: tuple[str, ...]
     libraries: tuple[str, ...]
 
@@ -68,6 +70,8 @@ class Builder:
     def objects(self, program: str) -> list[Compiled]:
         """The program's objects, in compile_commands order; every one must exist."""
         prog = self.programs[program]
+        if not prog.object_dirs:
+            raise BuildError(f"{program}: no object folders given (--objects {program}=DIR,...)")
         found = [e for d in prog.object_dirs for e in self.entries if self._in_dir(e, d)]
         if not found:
             raise BuildError(f"{program}: no objects under {', '.join(prog.object_dirs)} in compile_commands.json")
@@ -81,23 +85,25 @@ class Builder:
         return found
 
     def entry_for(self, program: str, source: Path) -> Compiled:
-        """The object of SOURCE in the program: its client library (the last object folder) first, then the
-        program's own folder (client/main.cc is compiled into tlsnb.dir, not into the library)."""
+        """The object of SOURCE in the program: in one of its object folders (client/main.cc in tlsnb.dir,
+        every other client source in its library's)."""
         dirs = self.programs[program].object_dirs
-        for d in reversed(dirs):
+        for d in dirs:
             for e in self.entries:
                 if e.source == source.resolve() and self._in_dir(e, d):
                     return e
         raise BuildError(f"{program}: {source} is not compiled into {' or '.join(dirs)}")
 
     def compile_copy(self, entry: Compiled, mutated_source: Path, out_obj: Path) -> None:
-        """Compiles MUTATED_SOURCE with ENTRY's flags; its #include "..." still finds client/ by -I."""
+        """Compiles MUTATED_SOURCE with ENTRY's flags. Its #include "x.h" finds what the original finds
+        beside it through -iquote of the original's folder: no library need carry client/ as -I for it."""
         argv = list(entry.argv)
         argv[argv.index("-o") + 1] = str(out_obj)
         idx = [i for i, a in enumerate(argv) if Path(entry.directory, a).resolve() == entry.source]
         if len(idx) != 1:
             raise BuildError(f"{entry.source}: cannot find the source argument in its compile command")
         argv[idx[0]] = str(mutated_source)
+        argv[1:1] = ["-iquote", str(entry.source.parent)]
         self._run(argv, entry.directory, f"compile {mutated_source.name}")
 
     def link(self, program: str, replace: dict[Path, Path], out: Path) -> None:

@@ -66,21 +66,26 @@ def build_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gtest-libs", nargs="+", default=["-lgtest_main", "-lgtest"], help="GoogleTest to link the units with")
     p.add_argument("--san-flags", default="", help="the ASan+UBSan flags (TLSLAB_SAN_FLAGS), one string")
     p.add_argument("--fuzz-flags", default="", help="the libFuzzer flags (TLSLAB_FUZZ_FLAGS), one string")
+    p.add_argument("--objects", action="append", default=[], metavar="PROGRAM=DIR,...",
+                   help="a program's object folders, relative to the build tree: its own and its libraries' "
+                        "(repeatable; mutants/CMakeLists.txt derives them from the program's links)")
     p.add_argument("--work", type=Path, default=Path(default_work()))
 
 
 def programs(ns) -> dict[str, Program]:
+    """The relinkable programs: the object folders CMake names (--objects), the link flags and libraries."""
     san, fuzz = tuple(shlex.split(ns.san_flags)), tuple(shlex.split(ns.fuzz_flags))
-    return {
-        "tlsnb": Program("tlsnb", ("client/CMakeFiles/tlsnb.dir", "client/CMakeFiles/tlsnb_core.dir"),
-                         ("-O3", "-DNDEBUG"), tuple(ns.ssl_libs)),
-        "tlsnb_units": Program("tlsnb_units", ("client/tests/CMakeFiles/tlsnb_units.dir",
-                                               "client/CMakeFiles/tlsnb_core_san.dir"),
-                               san, (*ns.gtest_libs, *ns.ssl_libs, "-pthread")),
-        "dns_judge_dump": Program("dns_judge_dump", ("fuzz/CMakeFiles/dns_judge_dump.dir",), san, ()),
-        "fuzz_dns_name": Program("fuzz_dns_name", ("fuzz/CMakeFiles/fuzz_dns_name.dir",
-                                                   "fuzz/CMakeFiles/dns_fuzz_objects.dir"), fuzz, ()),
-    }
+    links = {"tlsnb": (("-O3", "-DNDEBUG"), tuple(ns.ssl_libs)),
+             "tlsnb_units": (san, (*ns.gtest_libs, *ns.ssl_libs, "-pthread")),
+             "dns_judge_dump": (san, ()),
+             "fuzz_dns_name": (fuzz, ())}
+    folders = {}
+    for arg in ns.objects:
+        name, _, dirs = arg.partition("=")
+        if name not in links or not dirs:
+            bad_input(Path(sys.argv[0]).name, f"--objects {arg}: PROGRAM=DIR,... with PROGRAM one of {', '.join(links)}")
+        folders[name] = tuple(dirs.split(","))
+    return {name: Program(name, folders.get(name, ()), flags, libs) for name, (flags, libs) in links.items()}
 
 
 def built_paths(build: Path) -> dict[str, str]:

@@ -1,13 +1,10 @@
 #include "contract_options.h"
 
-#include <sys/stat.h>
-
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <cstdio>
 
 #include "client/flag_table.h"
+#include "client/pem_file.h"
 
 namespace contract {
 
@@ -119,11 +116,8 @@ bool ready_to_run(const ParseResult& parsed, const char* program, const char* us
 }
 
 std::string file_problem(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "cannot read '" + path + "': " + std::strerror(errno);
-  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
-  if (st.st_size == 0) return "'" + path + "' is empty";
-  return "";
+  std::string why;
+  return tlsnb::check_readable_file(path, &why) == tlsnb::FileCheck::usable ? "" : why;
 }
 
 }  // namespace contract

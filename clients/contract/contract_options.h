@@ -80,7 +80,9 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
 bool ready_to_run(const ParseResult& parsed, const char* program, const char* usage, int* exit_code);
 
 // A file the user named (--cafile, --crl, --cert, --key): "" when it is a readable, non-empty
-// regular file; else what is wrong, in tlsnb's words (the caller prefixes the flag; exit 2).
+// regular file; else what is wrong (the caller prefixes the flag; exit 2). The reference's check
+// (client/pem_file.h check_readable_file), its words; an open that failed for want of memory is a
+// line too here, where tlsnb and the GnuTLS adapter tell it apart (they take FileCheck itself).
 std::string file_problem(const std::string& path);
 
 }  // namespace contract

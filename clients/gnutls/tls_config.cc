@@ -2,44 +2,28 @@
 
 #include <arpa/inet.h>
 #include <gnutls/x509.h>
-#include <sys/stat.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
+
+#include "client/pem_file.h"
 
 namespace tlsgnu {
 
 namespace {
 
-enum class FileCheck { usable, unusable, no_memory };
-
-// A readable, non-empty regular file: the user's to fix when not (exit 2). Whether it holds a
-// certificate is GnuTLS's to say (gnutls_certificate_set_x509_trust_file counts them). An open
-// that failed for want of memory (fopen's own buffer) is the run's (setup/9), as in tlsnb.
-FileCheck check_trust_file(const std::string& path, std::string* why) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    return *why = "cannot read '" + path + "': " + std::strerror(errno), FileCheck::unusable;
-  }
-  if (!S_ISREG(st.st_mode)) return *why = "'" + path + "' is not a regular file", FileCheck::unusable;
-  if (st.st_size == 0) return *why = "'" + path + "' is empty", FileCheck::unusable;
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    bool no_memory = errno == ENOMEM;
-    *why = "cannot read '" + path + "': " + std::strerror(errno);
-    return no_memory ? FileCheck::no_memory : FileCheck::unusable;
-  }
-  std::fclose(f);
-  return FileCheck::usable;
-}
+// Every file given is checked by the reference's check first (client/pem_file.h, tlsnb's words and
+// exit codes): a readable, non-empty regular file, the user's to fix when not (exit 2); an open that
+// failed for want of memory is the run's (setup/9). What it holds is GnuTLS's to say
+// (gnutls_certificate_set_x509_trust_file counts the certificates).
+using tlsnb::check_readable_file;
+using tlsnb::FileCheck;
 
 // Each --crl into the credentials (gnutls_certificate_set_x509_crl_file: the count of CRLs it read;
 // a file with none, or with a certificate only, is the user's to fix).
 std::string load_crls(gnutls_certificate_credentials_t credentials, const Options& o, bool* config_error) {
   for (const std::string& path : o.crls) {
     std::string why;
-    FileCheck check = check_trust_file(path, &why);
+    FileCheck check = check_readable_file(path, &why);
     *config_error = check != FileCheck::no_memory;
     if (check != FileCheck::usable) return "--crl: " + why;
     int r = gnutls_certificate_set_x509_crl_file(credentials, path.c_str(), GNUTLS_X509_FMT_PEM);
@@ -56,7 +40,7 @@ std::string load_identity(gnutls_certificate_credentials_t credentials, const Op
   const std::string& key = o.client_key;
   std::string why;
   for (const std::string* path : {&cert, &key}) {
-    FileCheck check = check_trust_file(*path, &why);
+    FileCheck check = check_readable_file(*path, &why);
     *config_error = check != FileCheck::no_memory;
     if (check != FileCheck::usable) return (path == &cert ? "--cert: " : "--key: ") + why;
   }
@@ -98,7 +82,7 @@ std::string library_version() {
 ConfigResult make_config(const Options& o) {
   if (!o.cafile.empty()) {
     std::string why;
-    FileCheck check = check_trust_file(o.cafile, &why);
+    FileCheck check = check_readable_file(o.cafile, &why);
     if (check != FileCheck::usable) return ConfigResult::failed("--cafile: " + why, check == FileCheck::unusable);
   }
   auto config = std::make_unique<TlsConfig>();

@@ -13,7 +13,7 @@ trap 'rm -rf "$SCRATCH"' EXIT
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 mkdir -p "$OUT" "$SCRATCH/obj"
 
-# The DNS sources of the client, once: client/dns.cmake lists exactly the client/dns_*.cc files.
+# The DNS sources of the client, once: client/CMakeLists.txt's tlsnb_dns is exactly the client/dns_*.cc files.
 objects=()
 for source in "$ROOT"/client/dns_*.cc; do
   object="$SCRATCH/obj/$(basename "$source" .cc).o"
