@@ -267,6 +267,13 @@ function tlsOptions(o) {
     if (o.cafile) {
       const pem = readPem('--cafile', o.cafile, '-----BEGIN CERTIFICATE-----');
       if (pem === null) throw new Usage(`--cafile: no PEM certificate in '${o.cafile}'`);
+      // SecureContext::AddCACert drops a block that does not parse without a word (the attempt then
+      // fails closed, handshake/21): each block is parsed here, so the file is refused as tlsnb's is.
+      for (const block of pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) || []) {
+        try { new crypto.X509Certificate(block); } catch (e) {
+          throw new Usage(`--cafile: '${o.cafile}' holds a certificate that does not decode (${errText(e)})`);
+        }
+      }
       cas.push(pem);
     }
     if (o.cafile && o.systemTrust) cas.push(...tls.rootCertificates);
