@@ -23,7 +23,7 @@ import time
 from ipaddress import IPv4Address, IPv4Network
 from typing import Callable
 
-from harness import Gate
+from harness import Gate, rerun_line
 
 # The table of the brief and of client/dns_judge.cc, as written in the issue.
 TABLE = ["0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
@@ -128,8 +128,8 @@ def main() -> int:
     args = parse_args(__doc__)
     if args is None:
         return 2
-    print(f"judge oracle: seed {args.seed}; reproduce: {sys.argv[0]} --dump {args.dump} --seed {args.seed} "
-          f"--random {args.random}", flush=True)
+    print(f"judge oracle: seed {args.seed}; reproduce: "
+          f"{rerun_line(__file__, '--dump', args.dump, '--seed', args.seed, '--random', args.random)}", flush=True)
     for net, why in ADDED.items():
         print(f"  added to the module: {net}: {why}")
     gate = Gate("judge oracle")

@@ -24,7 +24,7 @@ import time
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, _IPv6Constants
 from typing import Callable
 
-from harness import Gate
+from harness import Gate, rerun_line
 from fuzz.judge_oracle import TABLE as TABLE4, compare_answers, dump, edges as edges4, oracle as oracle4, parse_args
 
 # The IPv6 blocks the lab refuses (IANA IPv6 special-purpose registry, the deprecated
@@ -223,8 +223,8 @@ def main() -> int:
     args = parse_args(__doc__)
     if args is None:
         return 2
-    print(f"judge oracle (IPv6): Python {sys.version.split()[0]}, seed {args.seed}; reproduce: {sys.argv[0]} "
-          f"--dump {args.dump} --seed {args.seed} --random {args.random}", flush=True)
+    print(f"judge oracle (IPv6): Python {sys.version.split()[0]}, seed {args.seed}; reproduce: "
+          f"{rerun_line(__file__, '--dump', args.dump, '--seed', args.seed, '--random', args.random)}", flush=True)
     gate = Gate("judge oracle IPv6")
     explained = {name: 0 for name, _, _ in EXCEPTIONS}
     start = time.monotonic()

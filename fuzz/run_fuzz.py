@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import Gate
+from harness import Gate, rerun_line
 from harness.args import default_work
 
 FUZZ = Path(__file__).resolve().parent
@@ -110,8 +110,9 @@ def main() -> int:
         return 2
     target = args.fuzzer.name
     gate = Gate(target)
-    print(f"{target}: seed {args.seed}, {args.runs} runs; reproduce: {sys.argv[0]} --fuzzer {args.fuzzer} "
-          f"--corpus {args.corpus} --runs {args.runs} --seed {args.seed}", flush=True)
+    print(f"{target}: seed {args.seed}, {args.runs} runs; reproduce: "
+          f"{rerun_line(__file__, '--fuzzer', args.fuzzer, '--corpus', args.corpus, '--runs', args.runs, '--seed', args.seed)}",
+          flush=True)
     replay_regressions(gate, args.fuzzer, target)
     fuzz(gate, args.fuzzer, target, args.corpus, args.work, args.runs, args.seed)
     return gate.finish()

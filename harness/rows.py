@@ -9,6 +9,7 @@ A malformed file raises RowError; a gate turns it into one line on stderr and ex
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 import tomllib
@@ -25,6 +26,13 @@ def bad_input(program: str, error: Exception | str) -> None:
     """One line on stderr, exit 2: the lab's answer to a malformed row, flag or file."""
     print(f"{program}: {error}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def require_files(program: str, paths, build_hint: str) -> None:
+    """bad_input for the first of PATHS that does not exist: the build's products a script needs."""
+    for path in paths:
+        if not os.path.exists(path):
+            bad_input(program, f"no such file {str(path)!r} ({build_hint})")
 
 
 def _read(path: Path) -> str:

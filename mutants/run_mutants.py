@@ -34,7 +34,7 @@ from pathlib import Path
 
 from mutants.build import Builder, BuildError, Program
 from mutants.gate_rows import GateRow, GateRows, first_failure
-from harness import PY, Gate, RowError, bad_input
+from harness import PY, Gate, RowError, bad_input, rerun_line
 from harness.args import default_work
 from mutants.rows import Mutant, harness_module, load
 
@@ -318,7 +318,7 @@ def main() -> int:
     scratch = ns.work / "mutants"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    rerun = shlex.join([sys.executable, sys.argv[0], *[a for a in sys.argv[1:] if a not in ns.names]])
+    rerun = rerun_line(__file__, *[a for a in sys.argv[1:] if a not in ns.names])
     replay = Replay(gate_rows, builder, real, scratch, rerun)
     library = LibraryReplay(replay.gate, scratch, rerun)
     began = time.monotonic()

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 from harness import Gate, verdict
+from harness.rows import require_files
 from harness.shims import HEAP_TAG, REFUSED_EXIT, Probe, heap_env, read_report, report_from_text
 
 
@@ -117,10 +117,7 @@ def main() -> int:
     p.add_argument("--probe", required=True, help="the heap_probe binary")
     p.add_argument("--probe-asan", required=True, help="heap_probe built with ASan")
     ns = p.parse_args()
-    for path in (ns.shim, ns.probe, ns.probe_asan):
-        if not os.path.exists(path):
-            print(f"selftest_heap: no such file {path!r} (build the shims targets)", file=sys.stderr)
-            return 2
+    require_files("selftest_heap", (ns.shim, ns.probe, ns.probe_asan), "build the shims targets")
     gate = Gate("selftest_heap")
     with tempfile.TemporaryDirectory(prefix="tlslab-heap-selftest-") as work:
         t = SelfTest(ns.shim, ns.probe, Path(work))

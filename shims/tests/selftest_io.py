@@ -8,7 +8,6 @@ and the shim's report are compared whole with what each setting must do.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import Gate, verdict
+from harness.rows import require_files
 from harness.shims import IO_TAG, Probe, io_env, read_report, report_from_text
 
 
@@ -174,10 +174,7 @@ def main() -> int:
     p.add_argument("--probe", required=True, help="the io_probe binary")
     p.add_argument("--only", nargs="*", default=[], help="run only the named cases")
     ns = p.parse_args()
-    for path in (ns.shim, ns.probe):
-        if not os.path.exists(path):
-            print(f"selftest_io: no such file {path!r} (build the shims targets)", file=sys.stderr)
-            return 2
+    require_files("selftest_io", (ns.shim, ns.probe), "build the shims targets")
     gate = Gate("selftest_io")
     with tempfile.TemporaryDirectory(prefix="tlslab-io-selftest-") as work:
         t = SelfTest(ns.shim, ns.probe, Path(work))
