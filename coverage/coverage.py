@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -26,8 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 LABELS = "unit,client,matrix,faults,leaks,dns,gaps,hostile"
 WATCHED = ("client/attempt.cc", "client/transport.cc", "client/loop.cc", "client/resolver.cc",
            "client/http_response.cc")
-# fuzz/ needs clang (libFuzzer); without it the dns label loses its two judge-oracle gates (fuzz/judge_oracle*.py).
-FOLDERS = "certs;client;servers;shims;hostile;proxy;matrix;gaps"
+# Every folder of the root CMakeLists.txt's default list but these (read from it, so that a new gate
+# folder is built here too): fuzz/ needs clang (libFuzzer); clients/, mutants/ and bench/ are not measured.
+NOT_BUILT = {"fuzz", "clients", "mutants", "bench"}
+
+
+def folders() -> str:
+    text = (ROOT / "CMakeLists.txt").read_text()
+    listed = re.search(r"^\s*set\(TLSLAB_FOLDERS ([^)]*)\)", text, re.M)
+    if listed is None:
+        raise SystemExit(f"coverage.py: no `set(TLSLAB_FOLDERS ...)` in {ROOT / 'CMakeLists.txt'}")
+    return ";".join(f for f in listed.group(1).split() if f not in NOT_BUILT)
 # gcov (gcc 12's), through gcov_throw.py: gcov marks an exception edge `(throw)` only where its block
 # ran, so without it --exclude-throw-branches would keep every such edge of code not run in some object.
 GCOV = f"/usr/bin/python3 {ROOT / 'coverage' / 'gcov_throw.py'}"
@@ -58,7 +68,7 @@ def build_and_run(ns) -> None:
     configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Debug",
                  "-DCMAKE_C_COMPILER=gcc", "-DCMAKE_CXX_COMPILER=g++", "-DTLSLAB_SAN_FLAGS=",
                  f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}", "-DCMAKE_EXE_LINKER_FLAGS=--coverage",
-                 "-DCMAKE_SHARED_LINKER_FLAGS=--coverage", f"-DTLSLAB_FOLDERS={FOLDERS}"]
+                 "-DCMAKE_SHARED_LINKER_FLAGS=--coverage", f"-DTLSLAB_FOLDERS={folders()}"]
     if step("configure", configure, build / "coverage-configure.log") or \
             step("build", ["cmake", "--build", str(build), "-j2"], build / "coverage-build.log"):
         sys.exit("coverage.py: the coverage build failed (see its log)")
