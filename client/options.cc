@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <openssl/objects.h>
 #include <openssl/ssl.h>
 
 #include "dns_name.h"
@@ -29,6 +30,8 @@ std::string check_trust_choices(const Options& o) {
   if (!o.verify && !o.pins.empty()) return "--pin-sha256 needs verification: pins never replace it (drop --no-verify)";
   if (!o.verify && (!o.crls.empty() || o.crl_all || o.staple != StaplePolicy::off))
     return "--crl, --crl-all and --ocsp-staple need verification (drop --no-verify)";
+  if (!o.verify && o.checks_policies())
+    return "--policy, --explicit-policy, --inhibit-policy-mapping and --inhibit-any-policy need verification (drop --no-verify)";
   return "";
 }
 
@@ -60,6 +63,16 @@ const FlagTable<Options>& flags() {
                      return "";
                    }}},
         {"--crl-all", toggle<Options>(&Options::crl_all, true)},
+        {"--policy", {true, [](Options& o, const std::string& v) -> std::string {
+                        ASN1_OBJECT* oid = OBJ_txt2obj(v.c_str(), 1);  // numeric form only
+                        ASN1_OBJECT_free(oid);
+                        if (oid == nullptr) return "expects a policy OID in dotted form (2.5.29.32.0 is anyPolicy), got '" + v + "'";
+                        o.policies.push_back(v);
+                        return "";
+                      }}},
+        {"--explicit-policy", toggle<Options>(&Options::explicit_policy, true)},
+        {"--inhibit-policy-mapping", toggle<Options>(&Options::inhibit_policy_mapping, true)},
+        {"--inhibit-any-policy", toggle<Options>(&Options::inhibit_any_policy, true)},
         {"--ocsp-staple", staple_policy()},
         {"--cert", text<Options>(&Options::client_cert)},
         {"--key", text<Options>(&Options::client_key)},
@@ -188,6 +201,13 @@ TARGET is an IP literal (IPv6 in brackets: [::1]:443) or a name (a name needs --
   --verify-depth N      maximum chain depth (OpenSSL's default when absent)
   --crl FILE            a CRL (PEM; repeatable): the leaf's issuer must have a valid one (CRL_CHECK)
   --crl-all             every certificate of the chain needs its issuer's CRL (CRL_CHECK_ALL)
+  --policy OID          a policy of the initial policy set (RFC 5280 6.1.1; repeatable; 2.5.29.32.0 is
+                        anyPolicy); it, or any of the three below, turns policy processing on
+                        (X509_V_FLAG_POLICY_CHECK); without them certificate policies are not processed
+  --explicit-policy     initial-explicit-policy: the path must be valid for a policy of the set
+  --inhibit-policy-mapping
+                        initial-policy-mapping-inhibit: policy mappings are not followed
+  --inhibit-any-policy  initial-any-policy-inhibit: anyPolicy in a certificate stands for nothing
   --ocsp-staple off|check|require
                         off (default): ask for no staple; check: ask, and a staple that comes must
                         verify (signature, responder authorised, times within 300 s, the leaf's id,

@@ -38,6 +38,15 @@ struct RunConfig {
   std::string client_cert;         // --cert: sent when the server asks (with client_key)
   std::string client_key;
   std::vector<std::string> pins;   // --pin-sha256: base64 SPKI SHA-256, one must match the verified chain
+  // RFC 5280 6.1.1's policy inputs: any of them turns OpenSSL's policy processing on (X509_V_FLAG_POLICY_CHECK);
+  // without them certificate policies are not processed (pkits/: a choice, recorded).
+  std::vector<std::string> policies;   // --policy OID: the initial policy set (empty: anyPolicy)
+  bool explicit_policy = false;        // --explicit-policy: initial-explicit-policy
+  bool inhibit_policy_mapping = false; // --inhibit-policy-mapping
+  bool inhibit_any_policy = false;     // --inhibit-any-policy
+  bool checks_policies() const {
+    return !policies.empty() || explicit_policy || inhibit_policy_mapping || inhibit_any_policy;
+  }
   int tls_max = 0;           // 0: highest; else TLS1_2_VERSION / TLS1_3_VERSION
   TransportKind transport = TransportKind::bio;
   long count = 1;            // attempts in total

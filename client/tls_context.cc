@@ -107,8 +107,8 @@ ContextResult fail(std::string why, bool config_error) {
   return result;
 }
 
-// CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), the staple's
-// judge, the pins: each only when asked, each owned by the context.
+// CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), certificate policies,
+// the staple's judge, the pins: each only when asked, each owned by the context.
 FileCheck set_revocation(SSL_CTX* ctx, const RunConfig& o, ContextPolicy* policy, std::string* why) {
   X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
   if (!o.crls.empty()) {
@@ -125,6 +125,21 @@ FileCheck set_revocation(SSL_CTX* ctx, const RunConfig& o, ContextPolicy* policy
   if (!o.crls.empty() || o.crl_all)
     X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CRL_CHECK | (o.crl_all ? X509_V_FLAG_CRL_CHECK_ALL : 0) |
                                            X509_V_FLAG_EXTENDED_CRL_SUPPORT | X509_V_FLAG_USE_DELTAS);
+  if (o.checks_policies()) {
+    X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_POLICY_CHECK | (o.explicit_policy ? X509_V_FLAG_EXPLICIT_POLICY : 0) |
+                                           (o.inhibit_policy_mapping ? X509_V_FLAG_INHIBIT_MAP : 0) |
+                                           (o.inhibit_any_policy ? X509_V_FLAG_INHIBIT_ANY : 0));
+    // RFC 5280's initial-policy-set is {anyPolicy} unless given; OpenSSL's is empty, so that with
+    // --explicit-policy alone every path failed NO_EXPLICIT_POLICY (pkits 4.8.1.1, 4.8.20).
+    const std::vector<std::string> any_policy{"2.5.29.32.0"};
+    for (const std::string& text : o.policies.empty() ? any_policy : o.policies) {
+      ASN1_OBJECT* oid = OBJ_txt2obj(text.c_str(), 1);  // options.cc checked its form
+      if (oid == nullptr || X509_VERIFY_PARAM_add0_policy(param, oid) != 1) {
+        ASN1_OBJECT_free(oid);
+        return *why = "--policy " + text + ": could not be set", FileCheck::no_memory;
+      }
+    }
+  }
   if (o.staple != StaplePolicy::off) {
     SSL_CTX_set_tlsext_status_type(ctx, TLSEXT_STATUSTYPE_ocsp);
     SSL_CTX_set_tlsext_status_cb(ctx, on_status);
@@ -157,6 +172,9 @@ std::string trust_fingerprint(const RunConfig& o) {
   std::string revocation = std::string(o.crl_all ? "crl-all" : "") + "|staple" + std::to_string(static_cast<int>(o.staple));
   for (const std::string& crl : o.crls) revocation += "|" + crl;
   for (const std::string& pin : o.pins) revocation += "|pin" + std::to_string(std::hash<std::string>{}(pin));
+  for (const std::string& policy : o.policies) revocation += "|policy" + policy;
+  revocation += std::string(o.explicit_policy ? "|explicit" : "") + (o.inhibit_policy_mapping ? "|no-map" : "") +
+                (o.inhibit_any_policy ? "|no-any" : "");
   return std::string(o.verify ? "verify" : "noverify") + (o.verify_name ? "" : "-noname") + "|" + o.cafile + "|" + (o.system_trust ? "sys" : "") + "|" +
          (o.partial_chain ? "partial" : "") + "|" + std::to_string(o.verify_depth) + "|" + revocation + "|" +
          o.client_cert;

@@ -292,3 +292,29 @@ TEST(DnsName, TextProblemNamesTheFirstRuleBrokenAndWhere) {
     EXPECT_EQ(dns::name_from_text(text, name), dns::name_text_problem(text).empty()) << text;
   }
 }
+
+/* RFC 5280 6.1.1's policy inputs: none by default (no policy processing), each parsed, --policy repeatable
+   and checked for an OID's dotted form, any of them with --no-verify refused, their lines in the help */
+TEST(Options, PolicyInputsAreParsedAndNeedVerification) {
+  auto r = parse_options({"127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_FALSE(r.options->checks_policies());
+  r = parse_options({"--policy", "2.16.840.1.101.3.2.1.48.1", "--policy", "2.5.29.32.0", "--explicit-policy",
+                     "--inhibit-policy-mapping", "--inhibit-any-policy", "127.0.0.1:1"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->policies, (std::vector<std::string>{"2.16.840.1.101.3.2.1.48.1", "2.5.29.32.0"}));
+  EXPECT_TRUE(r.options->explicit_policy && r.options->inhibit_policy_mapping && r.options->inhibit_any_policy);
+  EXPECT_TRUE(r.options->checks_policies());
+  for (const char* alone : {"--explicit-policy", "--inhibit-policy-mapping", "--inhibit-any-policy"}) {
+    r = parse_options({alone, "127.0.0.1:1"});
+    ASSERT_TRUE(r.options) << r.error;
+    EXPECT_TRUE(r.options->checks_policies()) << alone;
+  }
+  EXPECT_EQ(error_of({"--policy", "anyPolicy", "127.0.0.1:1"}),
+            "--policy: expects a policy OID in dotted form (2.5.29.32.0 is anyPolicy), got 'anyPolicy'");
+  const std::string needs = "--policy, --explicit-policy, --inhibit-policy-mapping and --inhibit-any-policy need "
+                            "verification (drop --no-verify)";
+  EXPECT_EQ(error_of({"--policy", "2.5.29.32.0", "--no-verify", "127.0.0.1:1"}), needs);
+  EXPECT_EQ(error_of({"--no-verify", "--inhibit-any-policy", "127.0.0.1:1"}), needs);
+  EXPECT_NE(std::string(tlsnb::usage()).find("\n  --policy OID          a policy of the initial policy set"), std::string::npos);
+}
