@@ -51,6 +51,9 @@ struct AdapterShared : LoopShared {
   SessionStore* sessions = nullptr;
 };
 
+// Stage setup, `detail` what could not be made: "WHAT", or "WHAT: WHY" (every adapter's words).
+Outcome setup_outcome(long detail, const char* what, const std::string& why);
+
 // The setup failures every adapter shares, with the same detail in each (stage setup).
 enum class BaseSetup : long { socket = 3, epoll = 7, out_of_memory = 8 };
 Outcome base_setup_outcome(BaseSetup what, const std::string& why = "");

@@ -57,9 +57,7 @@ Outcome setup_outcome(SetupFailure what, const std::string& why) {
                      : what == SetupFailure::hostname   ? "mbedtls_ssl_set_hostname failed"
                      : what == SetupFailure::context    ? "the run's configuration could not be made"
                                                         : "the saved session could not be offered";
-  std::string text = name;
-  if (!why.empty()) text += ": " + why;
-  return make_outcome(Stage::setup, static_cast<long>(what), std::move(text));
+  return contract::setup_outcome(static_cast<long>(what), name, why);
 }
 
 Attempt::Attempt(uint64_t conn, Shared& shared) : AttemptBase(conn, shared), tls_(shared) { mbedtls_ssl_init(&ssl_); }

@@ -22,9 +22,7 @@ Outcome setup_outcome(SetupFailure what, const std::string& why) {
                      : what == SetupFailure::hostname   ? "the name to check could not be set"
                      : what == SetupFailure::context    ? "the run's configuration could not be made"
                                                         : "the saved session could not be offered";
-  std::string text = name;
-  if (!why.empty()) text += ": " + why;
-  return make_outcome(Stage::setup, static_cast<long>(what), std::move(text));
+  return contract::setup_outcome(static_cast<long>(what), name, why);
 }
 
 void Attempt::release_session() {
