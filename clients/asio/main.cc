@@ -82,7 +82,9 @@ contract::ParseResult parse(const std::vector<std::string>& args) {
 
 // OpenSSL's packed error as Asio gives it (ssl category: ERR_get_error's value); the library's
 // reason only (ERR_PACK(lib, 0, reason)), as tlsnb reports it.
-long packed_reason(unsigned long e) { return static_cast<long>((static_cast<unsigned long>(ERR_GET_LIB(e)) << 23) | ERR_GET_REASON(e)); }
+long packed_reason(unsigned long e) {
+  return static_cast<long>((static_cast<unsigned long>(ERR_GET_LIB(e)) << 23) | static_cast<unsigned long>(ERR_GET_REASON(e)));
+}
 
 struct Shared {
   const contract::Options* options = nullptr;
