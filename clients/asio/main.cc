@@ -10,7 +10,6 @@
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <new>
@@ -83,7 +82,9 @@ contract::ParseResult parse(const std::vector<std::string>& args) {
 
 // OpenSSL's packed error as Asio gives it (ssl category: ERR_get_error's value); the library's
 // reason only (ERR_PACK(lib, 0, reason)), as tlsnb reports it.
-long packed_reason(unsigned long e) { return static_cast<long>((static_cast<unsigned long>(ERR_GET_LIB(e)) << 23) | ERR_GET_REASON(e)); }
+long packed_reason(unsigned long e) {
+  return static_cast<long>((static_cast<unsigned long>(ERR_GET_LIB(e)) << 23) | static_cast<unsigned long>(ERR_GET_REASON(e)));
+}
 
 struct Shared {
   const contract::Options* options = nullptr;
@@ -332,8 +333,7 @@ std::string configure(ssl::context& ctx, const contract::Options& o) {
   if ((o.cafile.empty() || o.system_trust) && (ctx.set_default_verify_paths(ec), ec))
     return "the system trust store could not be loaded: " + ec.message();
   if (!o.client_cert.empty()) {
-    for (const std::string* path : {&o.client_cert, &o.client_key})
-      if (std::string p = contract::file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
+    if (std::string p = contract::identity_files_problem(o); !p.empty()) return p;
     if (ctx.use_certificate_chain_file(o.client_cert, ec); ec)
       return "--cert: no PEM certificate could be loaded from '" + o.client_cert + "'";
     if (ctx.use_private_key_file(o.client_key, ssl::context::pem, ec); ec)
@@ -350,8 +350,7 @@ int run(const std::vector<std::string>& args) {
   contract::ParseResult parsed = parse(args);
   if (int code = 0; !contract::ready_to_run(parsed, program, usage(), &code)) return code;
   const contract::Options& o = *parsed.options;
-  if (o.sigpipe == contract::Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
-  if (o.sigpipe == contract::Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
+  contract::apply_sigpipe(o.sigpipe);
   ssl::context ctx(ssl::context::tls_client);
   if (std::string why = configure(ctx, o); !why.empty()) {
     std::fprintf(stderr, "%s: %s\n", program, why.c_str());

@@ -15,13 +15,17 @@ namespace details = tlsnb::details;
 using tlsnb::errno_outcome;
 using tlsnb::make_outcome;
 
+Outcome setup_outcome(long detail, const char* what, const std::string& why) {
+  std::string text = what;
+  if (!why.empty()) text += ": " + why;
+  return make_outcome(Stage::setup, detail, std::move(text));
+}
+
 Outcome base_setup_outcome(BaseSetup what, const std::string& why) {
   const char* name = what == BaseSetup::socket ? "socket() failed"
                      : what == BaseSetup::epoll ? "epoll_ctl failed"
                                                 : "out of memory";
-  std::string text = name;
-  if (!why.empty()) text += ": " + why;
-  return make_outcome(Stage::setup, static_cast<long>(what), std::move(text));
+  return setup_outcome(static_cast<long>(what), name, why);
 }
 
 AttemptBase::AttemptBase(uint64_t conn, LoopShared& shared)

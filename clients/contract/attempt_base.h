@@ -15,6 +15,7 @@
 #include "client/http_response.h"
 #include "client/outcome.h"
 #include "clients/contract/contract_options.h"
+#include "clients/contract/session_store.h"
 
 namespace contract {
 
@@ -37,8 +38,6 @@ struct LoopShared {
   void fd_closed() { --open_fds; }
 };
 
-class SessionStore;
-
 // The response reader's refusal as the lab's outcome (read/http_chunked, read/http_malformed), or
 // none while the response is whole or still coming: for every adapter that feeds an HttpResponse.
 std::optional<Outcome> refused_response(const tlsnb::HttpResponse& response);
@@ -50,6 +49,9 @@ struct AdapterShared : LoopShared {
   Config* tls = nullptr;
   SessionStore* sessions = nullptr;
 };
+
+// Stage setup, `detail` what could not be made: "WHAT", or "WHAT: WHY" (every adapter's words).
+Outcome setup_outcome(long detail, const char* what, const std::string& why);
 
 // The setup failures every adapter shares, with the same detail in each (stage setup).
 enum class BaseSetup : long { socket = 3, epoll = 7, out_of_memory = 8 };
@@ -133,6 +135,32 @@ class AttemptBase {
   int http_status_ = 0;
   std::string addr_text_;
   Outcome outcome_;
+};
+
+// A C++ adapter's attempt: AttemptBase with the run's shared parts at hand (run_: the adapter's
+// configuration, --resume's pool), and --resume's rule for keeping a session: once, before the
+// close_notify (save_session), in the form the library serializes it (session_to_keep).
+template <class Config>
+class AdapterAttempt : public AttemptBase {
+ public:
+  using Shared = AdapterShared<Config>;
+  AdapterAttempt(uint64_t conn, Shared& shared) : AttemptBase(conn, shared), run_(shared) {}
+
+ protected:
+  // The session serialized into *data; false when there is none to keep (yet: a TLS 1.3 ticket).
+  virtual bool session_to_keep(std::string* data) = 0;
+
+  void save_session() {
+    if (session_saved_ || !options().resume) return;
+    session_saved_ = true;
+    std::string data;
+    if (session_to_keep(&data)) run_.sessions->store(std::move(data));
+  }
+
+  Shared& run_;
+
+ private:
+  bool session_saved_ = false;
 };
 
 }  // namespace contract

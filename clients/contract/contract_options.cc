@@ -1,6 +1,7 @@
 #include "contract_options.h"
 
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 
 #include "client/flag_table.h"
@@ -60,6 +61,15 @@ void add_revocation_flags(tlsnb::FlagTable<Options>& table) {
 
 }  // namespace
 
+Lacks without_resolver(std::vector<LackedFlag> flags, const char* transport_fd) {
+  for (const LackedFlag& resolver : {LackedFlag{"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
+                                     LackedFlag{"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
+                                     LackedFlag{"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
+                                     LackedFlag{"--allow-private", false, "not offered: --allow-private: this client has no resolver"}})
+    flags.push_back(resolver);
+  return {std::move(flags), transport_fd, "(this client never resolves a name)"};
+}
+
 ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lacks) {
   std::string lacked;  // the first flag asked for that this client does not have
   tlsnb::FlagTable<Options> table = tlsnb::core_flags<Options>();
@@ -115,9 +125,36 @@ bool ready_to_run(const ParseResult& parsed, const char* program, const char* us
   return true;
 }
 
+void apply_sigpipe(Sigpipe sigpipe) {
+  if (sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
+  if (sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
+}
+
 std::string file_problem(const std::string& path) {
   std::string why;
   return tlsnb::check_readable_file(path, &why) == tlsnb::FileCheck::usable ? "" : why;
+}
+
+bool file_holds(const std::string& path, const char* marker) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  return text.find(marker) != std::string::npos;
+}
+
+std::string cafile_problem(const std::string& path) {
+  if (std::string p = file_problem(path); !p.empty()) return "--cafile: " + p;
+  if (!file_holds(path, "-----BEGIN CERTIFICATE-----")) return "--cafile: no PEM certificate in '" + path + "'";
+  return "";
+}
+
+std::string identity_files_problem(const Options& o) {
+  if (std::string p = file_problem(o.client_cert); !p.empty()) return "--cert: " + p;
+  if (std::string p = file_problem(o.client_key); !p.empty()) return "--key: " + p;
+  return "";
 }
 
 }  // namespace contract

@@ -66,6 +66,11 @@ struct Lacks {
   const char* never_resolves = "";     // ends the error for a name without --connect: "(... never resolves a name)"
 };
 
+// A client that has no resolver and dials --connect: its own `flags`, the resolver's four (--ns,
+// --dns-udp, --dns-timeout-ms, --allow-private: "not offered: FLAG: this client has no resolver"),
+// and "(this client never resolves a name)" for a name without --connect.
+Lacks without_resolver(std::vector<LackedFlag> flags, const char* transport_fd);
+
 struct ParseResult {
   std::optional<Options> options;  // the run goes on
   bool help = false;               // --help: print the usage, exit 0
@@ -79,10 +84,25 @@ ParseResult parse_options(const std::vector<std::string>& args, const Lacks& lac
 // line on stderr, "PROGRAM: error" (exit 2 or 89). False then, with *exit_code set.
 bool ready_to_run(const ParseResult& parsed, const char* program, const char* usage, int* exit_code);
 
+// --sigpipe: SIGPIPE's disposition as asked (Sigpipe::leave: as inherited).
+void apply_sigpipe(Sigpipe sigpipe);
+
 // A file the user named (--cafile, --crl, --cert, --key): "" when it is a readable, non-empty
 // regular file; else what is wrong (the caller prefixes the flag; exit 2). The reference's check
 // (client/pem_file.h check_readable_file), its words; an open that failed for want of memory is a
 // line too here, where tlsnb and the GnuTLS adapter tell it apart (they take FileCheck itself).
 std::string file_problem(const std::string& path);
+
+// Whether the file holds `marker` anywhere (a PEM block's first line, "-----BEGIN X509 CRL-----"),
+// for a library that, given a file without one, tries it as DER and says "format is invalid" where
+// tlsnb's words are "no PEM certificate". False when it cannot be read.
+bool file_holds(const std::string& path, const char* marker);
+
+// --cafile before such a library loads it: file_problem, then a PEM certificate in it; the line
+// ("--cafile: ...") or "" when it is usable.
+std::string cafile_problem(const std::string& path);
+
+// --cert and --key, each file_problem's check: the line ("--cert: ...", "--key: ...") or "".
+std::string identity_files_problem(const Options& o);
 
 }  // namespace contract

@@ -10,7 +10,6 @@
 namespace tlsnb_curl {
 
 using contract::ParseResult;
-using contract::Sigpipe;
 
 // The contract's options, and what main learns of the name before the first connection.
 struct Options : contract::Options {

@@ -6,7 +6,6 @@
 #include <strings.h>
 
 #include <clocale>
-#include <csignal>
 #include <cstring>
 #include <cstdio>
 #include <string>
@@ -87,8 +86,7 @@ int run(const std::vector<std::string>& args) {
   ParseResult parsed = parse_options(args);
   if (int code = 0; !contract::ready_to_run(parsed, "tlsnb-curl", usage(), &code)) return code;
   Options o{*parsed.options, /*name_alabel=*/""};
-  if (o.sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
-  if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
+  contract::apply_sigpipe(o.sigpipe);
 
   // As the curl tool does: the environment's locale, so libidn2 can convert a U-label NAME;
   // C.UTF-8 when that is not UTF-8 (the lab runs with no LANG).

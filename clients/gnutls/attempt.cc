@@ -29,7 +29,7 @@ void Attempt::release_session() {
 
 bool Attempt::open_session() {
   const Options& o = options();
-  TlsConfig& tls = *tls_.tls;
+  TlsConfig& tls = *run_.tls;
   io_.fd = fd();
   int r = gnutls_init(&io_.session, GNUTLS_CLIENT | GNUTLS_NONBLOCK);
   if (r < 0) {
@@ -48,7 +48,7 @@ bool Attempt::open_session() {
   gnutls_handshake_set_timeout(io_.session, 0);  // the attempt's deadline is the only clock
   attach_socket_io(&io_, o.transport);
   std::string saved;
-  if (o.resume && tls_.sessions->take(&saved) &&
+  if (o.resume && run_.sessions->take(&saved) &&
       (r = gnutls_session_set_data(io_.session, saved.data(), saved.size())) < 0)
     return fail(setup_outcome(SetupFailure::session_data, gnutls_strerror(r))), false;
   return true;
@@ -118,16 +118,15 @@ Attempt::Step Attempt::step_read() {
   return take_response_bytes(buf, static_cast<size_t>(n));
 }
 
-// Before the close_notify: keep the session for --resume (TLS 1.2 at once; TLS 1.3 once a ticket came).
-void Attempt::save_session() {
-  if (session_saved_ || !options().resume) return;
-  session_saved_ = true;
+// For --resume: TLS 1.2's session at once; TLS 1.3's once a ticket came.
+bool Attempt::session_to_keep(std::string* data) {
   bool tls13 = gnutls_protocol_get_version(io_.session) == GNUTLS_TLS1_3;
-  if (tls13 && !(gnutls_session_get_flags(io_.session) & GNUTLS_SFLAGS_SESSION_TICKET)) return;
-  gnutls_datum_t data{nullptr, 0};
-  if (gnutls_session_get_data2(io_.session, &data) < 0) return;
-  tls_.sessions->store(std::string(reinterpret_cast<const char*>(data.data), data.size));
-  gnutls_free(data.data);
+  if (tls13 && !(gnutls_session_get_flags(io_.session) & GNUTLS_SFLAGS_SESSION_TICKET)) return false;
+  gnutls_datum_t saved{nullptr, 0};
+  if (gnutls_session_get_data2(io_.session, &saved) < 0) return false;
+  data->assign(reinterpret_cast<const char*>(saved.data), saved.size);
+  gnutls_free(saved.data);
+  return true;
 }
 
 // close_notify, best effort: sent (GNUTLS_SHUT_WR), the peer's is not awaited.
@@ -154,7 +153,7 @@ Attempt::Step Attempt::after_error(long result, Stage stage, int call_errno) {
   if (err != GNUTLS_E_PULL_ERROR && err != GNUTLS_E_PUSH_ERROR) saved_errno = 0;
   if (stage == Stage::handshake && !peer_error(err)) send_alert_for(err);
   if (err == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR)
-    return fail(verify_outcome(io_.session, tls_.tls->credentials(), err,
+    return fail(verify_outcome(io_.session, run_.tls->credentials(), err,
                                gnutls_session_get_verify_cert_status(io_.session),
                                options().name_is_ip()));
   return fail(gnutls_outcome(stage, io_.session, err, saved_errno));

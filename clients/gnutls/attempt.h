@@ -12,18 +12,14 @@
 #include "clients/contract/attempt_base.h"
 #include "options.h"
 #include "outcome.h"
-#include "clients/contract/session_store.h"
 #include "socket_io.h"
 #include "tls_config.h"
 
 namespace tlsgnu {
 
-// What every attempt shares: the loop's part (clients/contract), the configuration, the sessions.
-using Shared = contract::AdapterShared<TlsConfig>;
-
-class Attempt : public contract::AttemptBase {
+class Attempt : public contract::AdapterAttempt<TlsConfig> {
  public:
-  Attempt(uint64_t conn, Shared& shared) : AttemptBase(conn, shared), tls_(shared) {}
+  using AdapterAttempt::AdapterAttempt;
   ~Attempt() override { release_session(); }
 
  private:
@@ -34,17 +30,15 @@ class Attempt : public contract::AttemptBase {
   Step step_read() override;
   Step step_bye() override;
   void release_session() override;
+  bool session_to_keep(std::string* data) override;
 
   Step after_error(long result, Stage stage, int call_errno);
   bool staple_missing() const;
   void handshake_done();
-  void save_session();
   void send_alert_for(int err);
 
-  Shared& tls_;
   SocketIo io_;
   int nonfatal_ = 0;  // non-fatal errors retried (warning alerts, a renegotiation request)
-  bool session_saved_ = false;
 };
 
 }  // namespace tlsgnu

@@ -2,19 +2,14 @@
 
 namespace tlsgnu {
 
-ParseResult parse_options(const std::vector<std::string>& args) {
-  static const contract::Lacks lacks = {
+contract::ParseResult parse_options(const std::vector<std::string>& args) {
+  static const contract::Lacks lacks = contract::without_resolver(
       {{"--verify-depth", true, "not offered: --verify-depth: GnuTLS's gnutls_certificate_set_verify_limits counts "
                                 "the certificates the peer sent, not OpenSSL's chain depth; not offered"},
-       {"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
        {"--crl-all", false, "not offered: --crl-all: GnuTLS checks every CRL it holds against every certificate "
                             "of the chain but has no mode that requires one (a missing CRL is no error)"},
-       {"--pin-sha256", true, "not built: --pin-sha256: GnuTLS has no pin option (its stored-key check is trust on first use); a pin check over the peer's chain is not written here"},
-       {"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
-       {"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
-       {"--allow-private", false, "not offered: --allow-private: this client has no resolver"}},
-      nullptr,  // --transport fd is offered: GnuTLS's own socket I/O
-      "(this client never resolves a name)"};
+       {"--pin-sha256", true, "not built: --pin-sha256: GnuTLS has no pin option (its stored-key check is trust on first use); a pin check over the peer's chain is not written here"}},
+      nullptr);  // --transport fd is offered: GnuTLS's own socket I/O
   return contract::parse_options(args, lacks);
 }
 

@@ -1,5 +1,7 @@
 #include "outcome.h"
 
+#include "clients/contract/attempt_base.h"
+
 namespace tlsgnu {
 
 Outcome setup_outcome(SetupFailure what, const std::string& why) {
@@ -15,9 +17,7 @@ Outcome setup_outcome(SetupFailure what, const std::string& why) {
                                       "credentials or priorities could not be made",
                                       "gnutls_session_set_data failed"};
   auto index = static_cast<long>(what);
-  std::string text = names[index];
-  if (!why.empty()) text += ": " + why;
-  return make_outcome(Stage::setup, index, std::move(text));
+  return contract::setup_outcome(index, names[index], why);
 }
 
 }  // namespace tlsgnu

@@ -63,11 +63,12 @@ std::string load_identity(gnutls_certificate_credentials_t credentials, const Op
 
 }  // namespace
 
-GnutlsGlobal::GnutlsGlobal() : result_(gnutls_global_init()) {}
-
-GnutlsGlobal::~GnutlsGlobal() {
-  if (result_ >= 0) gnutls_global_deinit();
+std::string init_library() {
+  int r = gnutls_global_init();
+  return r < 0 ? std::string("gnutls_global_init: ") + gnutls_strerror(r) : "";
 }
+
+void cleanup_library() { gnutls_global_deinit(); }
 
 TlsConfig::~TlsConfig() {
   if (priority_ != nullptr) gnutls_priority_deinit(priority_);

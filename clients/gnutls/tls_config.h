@@ -14,19 +14,10 @@
 
 namespace tlsgnu {
 
-// gnutls_global_init / gnutls_global_deinit, paired (the library counts them).
-class GnutlsGlobal {
- public:
-  GnutlsGlobal();
-  ~GnutlsGlobal();
-  GnutlsGlobal(const GnutlsGlobal&) = delete;
-  GnutlsGlobal& operator=(const GnutlsGlobal&) = delete;
-  bool ok() const { return result_ >= 0; }
-  int result() const { return result_; }
-
- private:
-  int result_;
-};
+// gnutls_global_init ("" when it worked, else the line) and gnutls_global_deinit: paired by
+// contract::adapter_main (the library counts them).
+std::string init_library();
+void cleanup_library();
 
 class TlsConfig {
  public:

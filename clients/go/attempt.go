@@ -170,20 +170,6 @@ func (r *runner) holdOpen(tc *tls.Conn, wc *watchedConn, dl time.Time) (outcome,
 	return outcome{}, false
 }
 
-func writeOutcome(err error) outcome {
-	text := err.Error()
-	if isTimeout(err) {
-		return outcome{stageDeadline, stageWrite, text, "deadline during write"}
-	}
-	if o, ok := tlsOutcome(stageWrite, err); ok {
-		return o
-	}
-	if en, ok := errnoOf(err); ok {
-		return outcome{stageWrite, int64(en), text, ""}
-	}
-	return outcome{stageWrite, unmappedGoErr, text, "no errno"}
-}
-
 // socketOpened counts sockets open at once and samples the process's descriptors.
 func (r *runner) socketOpened() {
 	n := r.openSockets.Add(1)

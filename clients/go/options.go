@@ -50,16 +50,68 @@ var unsupported = map[string]struct {
 	"--ocsp-staple":    {true, "not built: crypto/tls hands over the staple (ConnectionState.OCSPResponse) but the standard library cannot parse OCSP"},
 }
 
-var valueFlags = map[string]bool{
-	"--name": true, "--connect": true, "--cafile": true, "--count": true, "--parallel": true,
-	"--requests": true, "--body": true, "--seed": true, "--deadline-ms": true, "--tls-max": true,
-	"--hold-ms": true, "--sigpipe": true, "--cert": true, "--key": true, "--pin-sha256": true,
+// flagSpec: one of the contract's flags this client has, as tlsnb's flag table says it
+// (client/flag_table.h): whether it takes a value, and how it fills the options.
+type flagSpec struct {
+	takesValue bool
+	apply      func(flag, v string) error
 }
 
-// --partial-chain is accepted and changes nothing: crypto/x509 takes every RootCAs certificate as
-// an anchor, self-signed or not, so Go always verifies as X509_V_FLAG_PARTIAL_CHAIN does.
-var boolFlags = map[string]bool{"--no-verify": true, "--no-verify-name": true, "--json": true, "--resume": true,
-	"--system-trust": true, "--partial-chain": true}
+// text: a string field; the value must not be empty.
+func text(field *string) flagSpec {
+	return flagSpec{true, func(flag, v string) error {
+		if v == "" {
+			return usageError{flag + ": expects a non-empty value"}
+		}
+		*field = v
+		return nil
+	}}
+}
+
+// toggle: a flag without a value that sets a switch to `to`.
+func toggle(field *bool, to bool) flagSpec {
+	return flagSpec{false, func(string, string) error {
+		*field = to
+		return nil
+	}}
+}
+
+// number: a whole number in lo..hi.
+func number(field *int64, lo, hi int64) flagSpec {
+	return flagSpec{true, func(flag, v string) (err error) {
+		*field, err = parseInt(flag, v, lo, hi)
+		return err
+	}}
+}
+
+// flags: every flag this client has, each bound to the field of o it fills.
+func (o *options) flags() map[string]flagSpec {
+	return map[string]flagSpec{
+		"--name":           text(&o.name),
+		"--cafile":         text(&o.cafile),
+		"--cert":           text(&o.certFile),
+		"--key":            text(&o.keyFile),
+		"--connect":        {true, o.setConnect},
+		"--pin-sha256":     {true, o.addPin},
+		"--no-verify":      toggle(&o.verify, false),
+		"--no-verify-name": toggle(&o.verifyName, false),
+		"--json":           toggle(&o.json, true),
+		"--resume":         toggle(&o.resume, true),
+		"--system-trust":   toggle(&o.systemTrust, true),
+		// Accepted, changes nothing: crypto/x509 takes every RootCAs certificate as an anchor,
+		// self-signed or not, so Go always verifies as X509_V_FLAG_PARTIAL_CHAIN does.
+		"--partial-chain": {false, func(string, string) error { return nil }},
+		"--count":         number(&o.count, 1, 100000000),
+		"--parallel":      number(&o.parallel, 1, 65536),
+		"--requests":      number(&o.requests, 0, 1000000),
+		"--body":          number(&o.body, 0, 1<<30),
+		"--deadline-ms":   number(&o.deadlineMs, 1, 86400000),
+		"--hold-ms":       number(&o.holdMs, 0, 86400000),
+		"--seed":          {true, o.setSeed},
+		"--tls-max":       {true, o.setTLSMax},
+		"--sigpipe":       {true, o.setSigpipe},
+	}
+}
 
 // isIPv4 accepts a dotted quad only (what inet_pton(AF_INET) takes; Go rejects leading zeros too).
 func isIPv4(s string) bool {
@@ -77,6 +129,7 @@ func parseInt(flag, v string, lo, hi int64) (int64, error) {
 
 func parseOptions(args []string) (*options, bool, error) {
 	o := &options{verify: true, verifyName: true, count: 1, parallel: 64, requests: 1, seed: 1, deadlineMs: 2000, tlsMax: tls.VersionTLS13}
+	known := o.flags()
 	var positional []string
 	var lacking error
 	for i := 0; i < len(args); i++ {
@@ -94,13 +147,14 @@ func parseOptions(args []string) (*options, bool, error) {
 				flag, value, inline = arg[:eq], arg[eq+1:], true
 			}
 		}
-		takesValue := valueFlags[flag]
+		spec, has := known[flag]
+		takesValue := spec.takesValue
 		if u, ok := unsupported[flag]; ok {
 			takesValue = u.value
 			if lacking == nil {
 				lacking = unsupportedError{fmt.Sprintf("%s is not supported: %s", flag, u.why)}
 			}
-		} else if !takesValue && !boolFlags[flag] {
+		} else if !has {
 			return nil, false, usageError{fmt.Sprintf("unknown flag '%s' (see --help)", flag)}
 		}
 		if takesValue && !inline {
@@ -112,8 +166,10 @@ func parseOptions(args []string) (*options, bool, error) {
 		} else if !takesValue && inline {
 			return nil, false, usageError{flag + ": takes no value"}
 		}
-		if err := o.apply(flag, value); err != nil {
-			return nil, false, err
+		if has {
+			if err := spec.apply(flag, value); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	if len(positional) != 1 {
@@ -153,67 +209,47 @@ func parseOptions(args []string) (*options, bool, error) {
 	return o, false, nil
 }
 
-func (o *options) apply(flag, v string) error {
-	var err error
-	switch flag {
-	case "--name", "--cafile", "--cert", "--key":
-		if v == "" {
-			return usageError{flag + ": expects a non-empty value"}
-		}
-		*map[string]*string{"--name": &o.name, "--cafile": &o.cafile, "--cert": &o.certFile, "--key": &o.keyFile}[flag] = v
-	case "--pin-sha256":
-		pin, derr := base64.StdEncoding.DecodeString(v)
-		if derr != nil || len(pin) != 32 {
-			return usageError{fmt.Sprintf("--pin-sha256: expects the base64 of 32 bytes (RFC 7469), got '%s'", v)}
-		}
-		o.pins = append(o.pins, pin)
-	case "--connect":
-		if !isIPv4(v) {
-			return usageError{fmt.Sprintf("--connect: expects an IPv4 literal, got '%s'", v)}
-		}
-		o.connectIP = v
-	case "--no-verify":
-		o.verify = false
-	case "--no-verify-name":
-		o.verifyName = false
-	case "--json":
-		o.json = true
-	case "--resume":
-		o.resume = true
-	case "--system-trust":
-		o.systemTrust = true
-	case "--count":
-		o.count, err = parseInt(flag, v, 1, 100000000)
-	case "--parallel":
-		o.parallel, err = parseInt(flag, v, 1, 65536)
-	case "--requests":
-		o.requests, err = parseInt(flag, v, 0, 1000000)
-	case "--body":
-		o.body, err = parseInt(flag, v, 0, 1<<30)
-	case "--deadline-ms":
-		o.deadlineMs, err = parseInt(flag, v, 1, 86400000)
-	case "--hold-ms":
-		o.holdMs, err = parseInt(flag, v, 0, 86400000)
-	case "--seed":
-		var s int64
-		s, err = parseInt(flag, v, 0, 4294967295)
-		o.seed = uint64(s)
-	case "--tls-max":
-		switch v {
-		case "1.2":
-			o.tlsMax = tls.VersionTLS12
-		case "1.3":
-			o.tlsMax = tls.VersionTLS13
-		default:
-			return usageError{fmt.Sprintf("--tls-max: expects 1.2 or 1.3, got '%s'", v)}
-		}
-	case "--sigpipe":
-		if v != "default" && v != "ignore" {
-			return usageError{fmt.Sprintf("--sigpipe: expects default or ignore, got '%s'", v)}
-		}
-		o.sigpipe = v
+func (o *options) setConnect(flag, v string) error {
+	if !isIPv4(v) {
+		return usageError{fmt.Sprintf("--connect: expects an IPv4 literal, got '%s'", v)}
 	}
+	o.connectIP = v
+	return nil
+}
+
+func (o *options) addPin(flag, v string) error {
+	pin, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(pin) != 32 {
+		return usageError{fmt.Sprintf("--pin-sha256: expects the base64 of 32 bytes (RFC 7469), got '%s'", v)}
+	}
+	o.pins = append(o.pins, pin)
+	return nil
+}
+
+func (o *options) setSeed(flag, v string) error {
+	s, err := parseInt(flag, v, 0, 4294967295)
+	o.seed = uint64(s)
 	return err
+}
+
+func (o *options) setTLSMax(flag, v string) error {
+	switch v {
+	case "1.2":
+		o.tlsMax = tls.VersionTLS12
+	case "1.3":
+		o.tlsMax = tls.VersionTLS13
+	default:
+		return usageError{fmt.Sprintf("--tls-max: expects 1.2 or 1.3, got '%s'", v)}
+	}
+	return nil
+}
+
+func (o *options) setSigpipe(flag, v string) error {
+	if v != "default" && v != "ignore" {
+		return usageError{fmt.Sprintf("--sigpipe: expects default or ignore, got '%s'", v)}
+	}
+	o.sigpipe = v
+	return nil
 }
 
 const usageText = `usage: tlsnb-go [options] TARGET:PORT

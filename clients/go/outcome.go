@@ -231,6 +231,21 @@ func verifyOutcome(err error, serverName string) (outcome, bool) {
 	return outcome{}, false
 }
 
+// The x509.CertificateInvalidError reasons that map one to one, with a note where Go's name is not
+// OpenSSL's; Expired and the name constraints are read closer in invalidOutcome.
+var invalidReasons = map[x509.InvalidReason]struct {
+	detail int64
+	note   string
+}{
+	x509.NotAuthorizedToSign:           {x509InvalidCA, "x509.NotAuthorizedToSign"},
+	x509.TooManyIntermediates:          {x509PathLength, ""},
+	x509.IncompatibleUsage:             {x509InvalidPurpose, ""},
+	x509.CANotAuthorizedForExtKeyUsage: {x509InvalidPurpose, ""},
+	x509.UnconstrainedName:             {x509UnsupportedNCType, ""},
+	x509.TooManyConstraints:            {x509Unspecified, "Go's name-constraint comparison budget"},
+	x509.NameMismatch:                  {x509SubjectIssuer, ""},
+}
+
 func invalidOutcome(e x509.CertificateInvalidError, text string) outcome {
 	switch e.Reason {
 	case x509.Expired:
@@ -238,23 +253,14 @@ func invalidOutcome(e x509.CertificateInvalidError, text string) outcome {
 			return outcome{stageHandshake, x509NotYetValid, text, "x509.Expired, before NotBefore"}
 		}
 		return outcome{stageHandshake, x509Expired, text, ""}
-	case x509.NotAuthorizedToSign:
-		return outcome{stageHandshake, x509InvalidCA, text, "x509.NotAuthorizedToSign"}
-	case x509.TooManyIntermediates:
-		return outcome{stageHandshake, x509PathLength, text, ""}
-	case x509.IncompatibleUsage, x509.CANotAuthorizedForExtKeyUsage:
-		return outcome{stageHandshake, x509InvalidPurpose, text, ""}
 	case x509.CANotAuthorizedForThisName, x509.NameConstraintsWithoutSANs:
 		if strings.Contains(e.Detail, "is excluded by constraint") {
 			return outcome{stageHandshake, x509ExcludedViolation, text, ""}
 		}
 		return outcome{stageHandshake, x509PermittedViolation, text, ""}
-	case x509.UnconstrainedName:
-		return outcome{stageHandshake, x509UnsupportedNCType, text, ""}
-	case x509.TooManyConstraints:
-		return outcome{stageHandshake, x509Unspecified, text, "Go's name-constraint comparison budget"}
-	case x509.NameMismatch:
-		return outcome{stageHandshake, x509SubjectIssuer, text, ""}
+	}
+	if r, ok := invalidReasons[e.Reason]; ok {
+		return outcome{stageHandshake, r.detail, text, r.note}
 	}
 	return outcome{stageHandshake, unmappedGoErr, text, "unknown x509.InvalidReason"}
 }
@@ -293,9 +299,6 @@ func unknownAuthorityOutcome(e x509.UnknownAuthorityError, text, serverName stri
 // the same value it returns for close_notify.
 func readOutcome(stage int, err error, rawEOF bool) outcome {
 	text := err.Error()
-	if isTimeout(err) {
-		return outcome{stageDeadline, int64(stage), text, "deadline during " + stageNames[stage]}
-	}
 	if err == io.EOF {
 		if rawEOF {
 			return outcome{stage, peerClosed, text, "FIN without close_notify (io.EOF from crypto/tls; the socket saw the FIN)"}
@@ -305,13 +308,26 @@ func readOutcome(stage int, err error, rawEOF bool) outcome {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return outcome{stage, peerClosed, text, "peer closed the connection without close_notify"}
 	}
+	return streamOutcome(stage, err, "no OpenSSL counterpart")
+}
+
+func writeOutcome(err error) outcome { return streamOutcome(stageWrite, err, "no errno") }
+
+// streamOutcome: an error on the established connection, writing or reading, that is not an end of
+// the stream: the deadline, a TLS alert or record error, an errno, else unmapped (with `unmapped`).
+// An end of stream is never a timeout, so readOutcome may look for it first.
+func streamOutcome(stage int, err error, unmapped string) outcome {
+	text := err.Error()
+	if isTimeout(err) {
+		return outcome{stageDeadline, int64(stage), text, "deadline during " + stageNames[stage]}
+	}
 	if o, ok := tlsOutcome(stage, err); ok {
 		return o
 	}
 	if en, ok := errnoOf(err); ok {
 		return outcome{stage, int64(en), text, ""}
 	}
-	return outcome{stage, unmappedGoErr, text, "no OpenSSL counterpart"}
+	return outcome{stage, unmappedGoErr, text, unmapped}
 }
 
 func connectOutcome(err error) outcome {

@@ -57,12 +57,10 @@ Outcome setup_outcome(SetupFailure what, const std::string& why) {
                      : what == SetupFailure::hostname   ? "mbedtls_ssl_set_hostname failed"
                      : what == SetupFailure::context    ? "the run's configuration could not be made"
                                                         : "the saved session could not be offered";
-  std::string text = name;
-  if (!why.empty()) text += ": " + why;
-  return make_outcome(Stage::setup, static_cast<long>(what), std::move(text));
+  return contract::setup_outcome(static_cast<long>(what), name, why);
 }
 
-Attempt::Attempt(uint64_t conn, Shared& shared) : AttemptBase(conn, shared), tls_(shared) { mbedtls_ssl_init(&ssl_); }
+Attempt::Attempt(uint64_t conn, Shared& shared) : AdapterAttempt(conn, shared) { mbedtls_ssl_init(&ssl_); }
 
 void Attempt::release_session() {
   if (!ssl_live_) return;
@@ -75,7 +73,7 @@ bool Attempt::open_session() {
   const Options& o = options();
   io_.net.fd = fd();
   ssl_live_ = true;
-  int r = mbedtls_ssl_setup(&ssl_, tls_.tls->conf());
+  int r = mbedtls_ssl_setup(&ssl_, run_.tls->conf());
   if (r != 0) return fail(setup_outcome(SetupFailure::session_init, mbed_text(r))), false;
   // The SNI and the name the certificate is checked against, an IP literal included (2.28 sends
   // it as SNI and compares it with DNS names and the CN: it has no IP SAN matching).
@@ -92,7 +90,7 @@ bool Attempt::open_session() {
 // handshake ends with the same one, which is how this client tells, 2.28 having no call for it).
 bool Attempt::offer_session() {
   std::string saved;
-  if (!tls_.sessions->take(&saved)) return true;
+  if (!run_.sessions->take(&saved)) return true;
   mbedtls_ssl_session session;
   mbedtls_ssl_session_init(&session);
   int r = mbedtls_ssl_session_load(&session, reinterpret_cast<const unsigned char*>(saved.data()), saved.size());
@@ -149,20 +147,19 @@ Attempt::Step Attempt::step_read() {
   return take_response_bytes(buf, static_cast<size_t>(n));
 }
 
-// Before the close_notify: keep the session for --resume (its ticket or id, serialized).
-void Attempt::save_session() {
-  if (session_saved_ || !options().resume) return;
-  session_saved_ = true;
+// For --resume: the session's ticket or id, serialized.
+bool Attempt::session_to_keep(std::string* data) {
   mbedtls_ssl_session session;
   mbedtls_ssl_session_init(&session);
+  bool kept = false;
   if (mbedtls_ssl_get_session(&ssl_, &session) == 0) {
     size_t len = 0;
     mbedtls_ssl_session_save(&session, nullptr, 0, &len);
-    std::string data(len, '\0');
-    if (len > 0 && mbedtls_ssl_session_save(&session, reinterpret_cast<unsigned char*>(data.data()), len, &len) == 0)
-      tls_.sessions->store(std::move(data));
+    data->assign(len, '\0');
+    kept = len > 0 && mbedtls_ssl_session_save(&session, reinterpret_cast<unsigned char*>(data->data()), len, &len) == 0;
   }
   mbedtls_ssl_session_free(&session);
+  return kept;
 }
 
 // close_notify, best effort: sent, the peer's is not awaited.

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "clients/contract/attempt_base.h"
-#include "clients/contract/session_store.h"
 #include "error_map.h"
 #include "options.h"
 #include "tls_config.h"
@@ -20,9 +19,6 @@ namespace tlsmbed {
 
 using tlsnb::Outcome;
 using tlsnb::Stage;
-
-// What every attempt shares: the loop's part (clients/contract), the configuration, the sessions.
-using Shared = contract::AdapterShared<TlsConfig>;
 
 // What could not be made (stage setup); 3, 7 and 8 are clients/contract's BaseSetup.
 enum class SetupFailure : long { session_init = 1, hostname = 6, context = 9, session_data = 10 };
@@ -34,7 +30,7 @@ struct SocketIo {
   int last_errno = 0;  // the errno of the last failed send or receive (0: none yet)
 };
 
-class Attempt : public contract::AttemptBase {
+class Attempt : public contract::AdapterAttempt<TlsConfig> {
  public:
   Attempt(uint64_t conn, Shared& shared);
   ~Attempt() override { release_session(); }
@@ -47,19 +43,17 @@ class Attempt : public contract::AttemptBase {
   Step step_read() override;
   Step step_bye() override;
   void release_session() override;
+  bool session_to_keep(std::string* data) override;
 
   bool offer_session();
   Step after_error(int err, Stage stage);
   void handshake_done();
-  void save_session();
 
-  Shared& tls_;
   mbedtls_ssl_context ssl_;
   bool ssl_live_ = false;
   SocketIo io_;
   unsigned char offered_master_[48] = {};
   bool offered_ = false;
-  bool session_saved_ = false;
   int nonfatal_ = 0;  // WANT_READ after a refused renegotiation and the like, bounded
   ChainSeen seen_;    // what the verify callback saw of the peer's chain
 };

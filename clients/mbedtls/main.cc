@@ -1,49 +1,15 @@
 // tlsnb-mbedtls: a client under test for tlslab on Mbed TLS 2.28 (clients/README.md contract).
-#include <csignal>
-#include <cstdio>
-#include <new>
-
 #include "attempt.h"
 #include "clients/contract/adapter_run.h"
 #include "options.h"
 #include "tls_config.h"
 
 namespace tlsmbed {
-namespace {
 
-// The run's shared state could not be made for want of a resource: every attempt is setup/9.
-int setup_failed(const Options& o, const std::string& why) {
-  return contract::report_setup_failure<Attempt, Shared>(o, "tlsnb-mbedtls", why, setup_outcome(SetupFailure::context, why),
-                                                         library_version());
-}
+// No global state to make: each Mbed TLS context is initialised on its own (tls_config.cc).
+const contract::AdapterParts<TlsConfig, SetupFailure> mbedtls = {
+    "tlsnb-mbedtls", parse_options, usage, nullptr, nullptr, make_config, setup_outcome, library_version};
 
-int run(const std::vector<std::string>& args) {
-  ParseResult parsed = parse_options(args);
-  if (int code = 0; !contract::ready_to_run(parsed, "tlsnb-mbedtls", usage(), &code)) return code;
-  const Options& o = *parsed.options;
-  if (o.sigpipe == Sigpipe::ignore) std::signal(SIGPIPE, SIG_IGN);
-  if (o.sigpipe == Sigpipe::default_action) std::signal(SIGPIPE, SIG_DFL);
-  ConfigResult made = make_config(o);
-  if (!made.config) {
-    if (made.config_error) {
-      std::fprintf(stderr, "tlsnb-mbedtls: %s\n", made.error.c_str());
-      return contract::exit_usage;
-    }
-    return setup_failed(o, made.error);
-  }
-  Shared shared;
-  shared.tls = made.config.get();
-  return contract::run_attempts<Attempt>(o, shared, "tlsnb-mbedtls", library_version());
-}
-
-}  // namespace
 }  // namespace tlsmbed
 
-int main(int argc, char** argv) {
-  try {
-    return tlsmbed::run(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const std::bad_alloc&) {
-    std::fputs("tlsnb-mbedtls: out of memory outside any attempt\n", stderr);
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return contract::adapter_main<tlsmbed::Attempt>(argc, argv, tlsmbed::mbedtls); }

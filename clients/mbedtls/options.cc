@@ -2,8 +2,8 @@
 
 namespace tlsmbed {
 
-ParseResult parse_options(const std::vector<std::string>& args) {
-  static const contract::Lacks lacks = {
+contract::ParseResult parse_options(const std::vector<std::string>& args) {
+  static const contract::Lacks lacks = contract::without_resolver(
       {{"--verify-depth", true, "not offered: --verify-depth: Mbed TLS fixes the chain's length when it is built "
                                 "(MBEDTLS_X509_MAX_INTERMEDIATE_CA); there is no run-time setting"},
        {"--crl-all", false, "not offered: --crl-all: Mbed TLS checks the CRLs it is given against every certificate "
@@ -11,16 +11,11 @@ ParseResult parse_options(const std::vector<std::string>& args) {
        {"--ocsp-staple", true, "not offered: --ocsp-staple: Mbed TLS 2.28 has no OCSP (neither the status_request "
                                "extension nor a response parser)"},
        {"--pin-sha256", true, "not built: --pin-sha256: Mbed TLS has no pin option; a check in its verify callback "
-                              "is not written in this adapter"},
-       {"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
-       {"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
-       {"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
-       {"--allow-private", false, "not offered: --allow-private: this client has no resolver"}},
-      nullptr,  // --transport fd is offered: Mbed TLS's own mbedtls_net_send / mbedtls_net_recv
-      "(this client never resolves a name)"};
-  ParseResult parsed = contract::parse_options(args, lacks);
+                              "is not written in this adapter"}},
+      nullptr);  // --transport fd is offered: Mbed TLS's own mbedtls_net_send / mbedtls_net_recv
+  contract::ParseResult parsed = contract::parse_options(args, lacks);
   if (parsed.options && parsed.options->tls_max == 13) {
-    ParseResult lacking;
+    contract::ParseResult lacking;
     lacking.exit_code = contract::exit_lacking;
     lacking.error = "--tls-max 1.3: Mbed TLS 2.28 has no TLS 1.3 (MBEDTLS_SSL_PROTO_TLS1_3 is 3.x); give --tls-max 1.2";
     return lacking;

@@ -10,11 +10,8 @@
 namespace tlsmbed {
 
 using contract::Options;
-using contract::ParseResult;
-using contract::Sigpipe;
-using contract::Transport;
 
-ParseResult parse_options(const std::vector<std::string>& args);
+contract::ParseResult parse_options(const std::vector<std::string>& args);
 const char* usage();
 
 }  // namespace tlsmbed

@@ -2,10 +2,7 @@
 
 #include <mbedtls/error.h>
 #include <mbedtls/version.h>
-#include <sys/stat.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 namespace tlsmbed {
@@ -13,18 +10,6 @@ namespace tlsmbed {
 namespace {
 
 constexpr const char* system_bundle = "/etc/ssl/certs/ca-certificates.crt";  // Debian's ca-certificates
-
-// Whether the file holds `marker` (a PEM block's first line): Mbed TLS, given a file without one,
-// tries it as DER and says "format is invalid"; tlsnb's words are "no PEM certificate".
-bool holds(const std::string& path, const char* marker) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  std::string text;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-  std::fclose(f);
-  return text.find(marker) != std::string::npos;
-}
 
 bool out_of_memory(int r) {
   return r == MBEDTLS_ERR_X509_ALLOC_FAILED || r == MBEDTLS_ERR_PK_ALLOC_FAILED || r == MBEDTLS_ERR_SSL_ALLOC_FAILED;
@@ -72,8 +57,7 @@ struct ConfigMaker {
   std::string trust(bool* config_error) {
     *config_error = true;
     if (!o.cafile.empty()) {
-      if (std::string p = contract::file_problem(o.cafile); !p.empty()) return "--cafile: " + p;
-      if (!holds(o.cafile, "-----BEGIN CERTIFICATE-----")) return "--cafile: no PEM certificate in '" + o.cafile + "'";
+      if (std::string p = contract::cafile_problem(o.cafile); !p.empty()) return p;
       int r = mbedtls_x509_crt_parse_file(&c.cacert_, o.cafile.c_str());
       *config_error = !out_of_memory(r);
       if (r < 0) return "--cafile: '" + o.cafile + "': " + mbed_text(r);
@@ -100,8 +84,7 @@ struct ConfigMaker {
 
   std::string identity(bool* config_error) {
     *config_error = true;
-    for (const std::string* path : {&o.client_cert, &o.client_key})
-      if (std::string p = contract::file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
+    if (std::string p = contract::identity_files_problem(o); !p.empty()) return p;
     int r = mbedtls_x509_crt_parse_file(&c.own_cert_, o.client_cert.c_str());
     *config_error = !out_of_memory(r);
     if (r != 0 || c.own_cert_.version == 0) return "--cert: no PEM certificate could be loaded from '" + o.client_cert + "'";

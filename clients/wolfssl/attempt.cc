@@ -22,9 +22,7 @@ Outcome setup_outcome(SetupFailure what, const std::string& why) {
                      : what == SetupFailure::hostname   ? "the name to check could not be set"
                      : what == SetupFailure::context    ? "the run's configuration could not be made"
                                                         : "the saved session could not be offered";
-  std::string text = name;
-  if (!why.empty()) text += ": " + why;
-  return make_outcome(Stage::setup, static_cast<long>(what), std::move(text));
+  return contract::setup_outcome(static_cast<long>(what), name, why);
 }
 
 void Attempt::release_session() {
@@ -35,7 +33,7 @@ void Attempt::release_session() {
 
 bool Attempt::open_session() {
   const Options& o = options();
-  ssl_ = wolfSSL_new(tls_.tls->ctx());
+  ssl_ = wolfSSL_new(run_.tls->ctx());
   if (ssl_ == nullptr) return fail(setup_outcome(SetupFailure::session_init)), false;
   io_.fd = fd();
   if (o.transport == Transport::fd) {
@@ -69,7 +67,7 @@ bool Attempt::name_the_peer() {
 
 bool Attempt::offer_session() {
   std::string saved;
-  if (!tls_.sessions->take(&saved)) return true;
+  if (!run_.sessions->take(&saved)) return true;
   const auto* p = reinterpret_cast<const unsigned char*>(saved.data());
   WOLFSSL_SESSION* session = wolfSSL_d2i_SSL_SESSION(nullptr, &p, static_cast<long>(saved.size()));
   int r = session != nullptr ? wolfSSL_set_session(ssl_, session) : WOLFSSL_FAILURE;
@@ -116,19 +114,19 @@ Attempt::Step Attempt::step_read() {
   return take_response_bytes(buf, static_cast<size_t>(n));
 }
 
-// Before the close_notify: keep the session for --resume (serialized; a TLS 1.3 ticket once it came).
-void Attempt::save_session() {
-  if (session_saved_ || !options().resume) return;
-  session_saved_ = true;
+// For --resume: the session serialized (a TLS 1.3 ticket once it came).
+bool Attempt::session_to_keep(std::string* data) {
   WOLFSSL_SESSION* session = wolfSSL_get1_session(ssl_);
-  if (session == nullptr) return;
+  if (session == nullptr) return false;
   int len = wolfSSL_i2d_SSL_SESSION(session, nullptr);
+  bool kept = false;
   if (len > 0) {
-    std::string data(static_cast<size_t>(len), '\0');
-    auto* p = reinterpret_cast<unsigned char*>(data.data());
-    if (wolfSSL_i2d_SSL_SESSION(session, &p) == len) tls_.sessions->store(std::move(data));
+    data->assign(static_cast<size_t>(len), '\0');
+    auto* p = reinterpret_cast<unsigned char*>(data->data());
+    kept = wolfSSL_i2d_SSL_SESSION(session, &p) == len;
   }
   wolfSSL_SESSION_free(session);
+  return kept;
 }
 
 // close_notify, best effort: sent, the peer's is not awaited.

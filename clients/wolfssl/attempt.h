@@ -11,7 +11,6 @@
 #include <string>
 
 #include "clients/contract/attempt_base.h"
-#include "clients/contract/session_store.h"
 #include "options.h"
 #include "tls_config.h"
 
@@ -20,16 +19,13 @@ namespace tlswolf {
 using tlsnb::Outcome;
 using tlsnb::Stage;
 
-// What every attempt shares: the loop's part (clients/contract), the configuration, the sessions.
-using Shared = contract::AdapterShared<TlsConfig>;
-
 // What could not be made (stage setup); 3, 7 and 8 are clients/contract's BaseSetup.
 enum class SetupFailure : long { session_init = 1, hostname = 6, context = 9, session_data = 10 };
 Outcome setup_outcome(SetupFailure what, const std::string& why = "");
 
-class Attempt : public contract::AttemptBase {
+class Attempt : public contract::AdapterAttempt<TlsConfig> {
  public:
-  Attempt(uint64_t conn, Shared& shared) : AttemptBase(conn, shared), tls_(shared) {}
+  using AdapterAttempt::AdapterAttempt;
   ~Attempt() override { release_session(); }
 
  private:
@@ -40,17 +36,15 @@ class Attempt : public contract::AttemptBase {
   Step step_read() override;
   Step step_bye() override;
   void release_session() override;
+  bool session_to_keep(std::string* data) override;
 
   bool name_the_peer();
   bool offer_session();
   Step after_error(int result, Stage stage);
   void handshake_done();
-  void save_session();
 
-  Shared& tls_;
   WOLFSSL* ssl_ = nullptr;
   SocketIo io_;  // the bio transport's I/O context
-  bool session_saved_ = false;
 };
 
 }  // namespace tlswolf

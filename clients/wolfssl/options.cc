@@ -2,18 +2,13 @@
 
 namespace tlswolf {
 
-ParseResult parse_options(const std::vector<std::string>& args) {
-  static const contract::Lacks lacks = {
+contract::ParseResult parse_options(const std::vector<std::string>& args) {
+  static const contract::Lacks lacks = contract::without_resolver(
       {{"--verify-depth", true, "not built: --verify-depth: wolfSSL has wolfSSL_CTX_set_verify_depth; this adapter "
                                 "does not set it"},
        {"--pin-sha256", true, "not built: --pin-sha256: wolfSSL has no pin option; a check in its verify callback "
-                              "is not written in this adapter"},
-       {"--ns", true, "not offered: --ns: this client has no resolver (dial with --connect)"},
-       {"--dns-udp", false, "not offered: --dns-udp: this client has no resolver"},
-       {"--dns-timeout-ms", true, "not offered: --dns-timeout-ms: this client has no resolver"},
-       {"--allow-private", false, "not offered: --allow-private: this client has no resolver"}},
-      nullptr,  // --transport fd is offered: wolfSSL's own socket I/O (wolfSSL_set_fd)
-      "(this client never resolves a name)"};
+                              "is not written in this adapter"}},
+      nullptr);  // --transport fd is offered: wolfSSL's own socket I/O (wolfSSL_set_fd)
   return contract::parse_options(args, lacks);
 }
 

@@ -10,11 +10,9 @@
 namespace tlswolf {
 
 using contract::Options;
-using contract::ParseResult;
-using contract::Sigpipe;
 using contract::Transport;
 
-ParseResult parse_options(const std::vector<std::string>& args);
+contract::ParseResult parse_options(const std::vector<std::string>& args);
 const char* usage();
 
 }  // namespace tlswolf

@@ -1,25 +1,13 @@
 #include "tls_config.h"
 
 #include <sys/socket.h>
-#include <sys/stat.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 namespace tlswolf {
 
 namespace {
-
-bool holds(const std::string& path, const char* marker) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  std::string text;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-  std::fclose(f);
-  return text.find(marker) != std::string::npos;
-}
 
 // --transport bio: the program's own socket calls under wolfSSL; the I/O context is the attempt's
 // SocketIo (the fd, and the errno of the last failed call, which the outcome reports).
@@ -54,8 +42,7 @@ struct Maker {
 
   std::string trust() {
     if (!o.cafile.empty()) {
-      if (std::string p = contract::file_problem(o.cafile); !p.empty()) return "--cafile: " + p;
-      if (!holds(o.cafile, "-----BEGIN CERTIFICATE-----")) return "--cafile: no PEM certificate in '" + o.cafile + "'";
+      if (std::string p = contract::cafile_problem(o.cafile); !p.empty()) return p;
       // An anchor whose dates have passed is loaded and judged by the verification at the handshake,
       // as OpenSSL does (matrix time-expired-root).
       int r = wolfSSL_CTX_load_verify_locations_ex(ctx, o.cafile.c_str(), nullptr, WOLFSSL_LOAD_FLAG_DATE_ERR_OKAY);
@@ -72,7 +59,7 @@ struct Maker {
       return "wolfSSL_CTX_EnableCRL failed";
     for (const std::string& path : o.crls) {
       if (std::string p = contract::file_problem(path); !p.empty()) return "--crl: " + p;
-      if (!holds(path, "-----BEGIN X509 CRL-----")) return "--crl: no PEM CRL could be loaded from '" + path + "'";
+      if (!contract::file_holds(path, "-----BEGIN X509 CRL-----")) return "--crl: no PEM CRL could be loaded from '" + path + "'";
       int r = wolfSSL_CTX_LoadCRLFile(ctx, path.c_str(), WOLFSSL_FILETYPE_PEM);
       // A block that does not decode is the user's file (exit 2); any other refusal is the load's
       // verification, which tlsnb leaves to the handshake (exit 89).
@@ -96,12 +83,11 @@ struct Maker {
   }
 
   std::string identity() {
-    for (const std::string* path : {&o.client_cert, &o.client_key})
-      if (std::string p = contract::file_problem(*path); !p.empty()) return (path == &o.client_cert ? "--cert: " : "--key: ") + p;
+    if (std::string p = contract::identity_files_problem(o); !p.empty()) return p;
     if (wolfSSL_CTX_use_certificate_chain_file(ctx, o.client_cert.c_str()) != WOLFSSL_SUCCESS)
       return "--cert: no PEM certificate could be loaded from '" + o.client_cert + "'";
     if (wolfSSL_CTX_use_PrivateKey_file(ctx, o.client_key.c_str(), WOLFSSL_FILETYPE_PEM) != WOLFSSL_SUCCESS)
-      return holds(o.client_key, "PRIVATE KEY-----")
+      return contract::file_holds(o.client_key, "PRIVATE KEY-----")
                  ? "--key: '" + o.client_key + "' does not match the certificate of --cert '" + o.client_cert + "'"
                  : "--key: no PEM private key could be loaded from '" + o.client_key + "'";
     if (wolfSSL_CTX_check_private_key(ctx) != WOLFSSL_SUCCESS)
@@ -120,16 +106,16 @@ std::string wolf_text(int code) {
 
 std::string library_version() { return std::string("wolfSSL ") + wolfSSL_lib_version(); }
 
-TlsConfig::~TlsConfig() {
-  if (ctx_ != nullptr) wolfSSL_CTX_free(ctx_);
-}
+std::string init_library() { return wolfSSL_Init() == WOLFSSL_SUCCESS ? "" : "wolfSSL_Init failed"; }
+
+void cleanup_library() { wolfSSL_Cleanup(); }
 
 ConfigResult make_config(const Options& o) {
   auto config = std::make_unique<TlsConfig>();
   WOLFSSL_METHOD* method = o.tls_max == 12 ? wolfTLSv1_2_client_method() : wolfSSLv23_client_method();
-  config->ctx_ = method != nullptr ? wolfSSL_CTX_new(method) : nullptr;
+  config->ctx_.reset(method != nullptr ? wolfSSL_CTX_new(method) : nullptr);
   if (config->ctx_ == nullptr) return ConfigResult::failed("wolfSSL_CTX_new failed", false);
-  WOLFSSL_CTX* ctx = config->ctx_;
+  WOLFSSL_CTX* ctx = config->ctx();
   if (wolfSSL_CTX_SetMinVersion(ctx, WOLFSSL_TLSV1_2) != WOLFSSL_SUCCESS)
     return ConfigResult::failed("wolfSSL_CTX_SetMinVersion(TLS 1.2) failed", false);
   Maker make{o, ctx, ""};

@@ -14,20 +14,10 @@
 
 namespace tlswolf {
 
-// wolfSSL_Init / wolfSSL_Cleanup, paired.
-class WolfGlobal {
- public:
-  WolfGlobal() : result_(wolfSSL_Init()) {}
-  ~WolfGlobal() {
-    if (ok()) wolfSSL_Cleanup();
-  }
-  WolfGlobal(const WolfGlobal&) = delete;
-  WolfGlobal& operator=(const WolfGlobal&) = delete;
-  bool ok() const { return result_ == WOLFSSL_SUCCESS; }
-
- private:
-  int result_;
-};
+// wolfSSL_Init ("" when it worked, else the line) and wolfSSL_Cleanup: paired by
+// contract::adapter_main.
+std::string init_library();
+void cleanup_library();
 
 // The bio transport's I/O context, one an attempt: its socket and the errno of the first failed
 // call (a later one, an alert written after a reset, must not overwrite the reset).
@@ -38,15 +28,14 @@ struct SocketIo {
 
 class TlsConfig {
  public:
-  TlsConfig() = default;
-  ~TlsConfig();
-  TlsConfig(const TlsConfig&) = delete;
-  TlsConfig& operator=(const TlsConfig&) = delete;
-  WOLFSSL_CTX* ctx() const { return ctx_; }
+  WOLFSSL_CTX* ctx() const { return ctx_.get(); }
 
  private:
   friend contract::Made<TlsConfig> make_config(const Options& o);
-  WOLFSSL_CTX* ctx_ = nullptr;
+  struct CtxFree {
+    void operator()(WOLFSSL_CTX* ctx) const { wolfSSL_CTX_free(ctx); }
+  };
+  std::unique_ptr<WOLFSSL_CTX, CtxFree> ctx_;
 };
 
 using ConfigResult = contract::Made<TlsConfig>;  // the config, or the one line and whose it is to fix

@@ -122,3 +122,22 @@ TEST(ContractOptions, TheLastTlsMaxWins) {  // clients/mbedtls's profile starts 
   ASSERT_TRUE(r.options) << r.error;
   EXPECT_EQ(r.options->tls_max, 13);
 }
+
+/* A client that dials --connect only (gnutls, mbedtls, wolfssl): its own lacks, the resolver's four
+   each with the same reason, and a name without --connect said as such */
+TEST(ContractOptions, WithoutResolverLacksTheResolversFlagsAndSaysSo) {
+  const contract::Lacks no_resolver = contract::without_resolver({{"--verify-depth", true, "no chain depth here"}}, nullptr);
+  auto r = contract::parse_options({"--verify-depth", "3", "127.0.0.1:1"}, no_resolver);
+  EXPECT_EQ(r.exit_code, contract::exit_lacking);
+  EXPECT_EQ(r.error, "no chain depth here");
+  r = contract::parse_options({"--ns", "127.0.0.1:53", "a.test:1"}, no_resolver);
+  EXPECT_EQ(r.exit_code, contract::exit_lacking);
+  EXPECT_EQ(r.error, "not offered: --ns: this client has no resolver (dial with --connect)");
+  r = contract::parse_options({"--allow-private", "127.0.0.1:1"}, no_resolver);
+  EXPECT_EQ(r.error, "not offered: --allow-private: this client has no resolver");
+  r = contract::parse_options({"--dns-udp=1", "127.0.0.1:1"}, no_resolver);
+  EXPECT_EQ(r.exit_code, contract::exit_usage);
+  r = contract::parse_options({"a.test:1"}, no_resolver);
+  EXPECT_EQ(r.error, "TARGET 'a.test' is a name: give --connect IP (this client never resolves a name)");
+  EXPECT_TRUE(contract::parse_options({"--transport", "fd", "127.0.0.1:1"}, no_resolver).options);
+}
