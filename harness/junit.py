@@ -15,6 +15,14 @@ from pathlib import Path
 from typing import Optional
 
 _written: set[Path] = set()   # files this process wrote: a second gate in one process gets its own
+# What XML 1.0 cannot hold, even escaped: C0 controls but tab, newline and return, lone surrogates,
+# U+FFFE/U+FFFF. A client's stderr or a case's detail may carry any of them (a curl row's did): each
+# is written as its \xNN / \uNNNN escape, so the file parses and the reader still sees the byte.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub(lambda m: repr(m.group(0))[1:-1], text)
 
 
 def write(gate_name: str, cases: list[tuple[str, str, str, float]], seconds: float,
@@ -35,8 +43,9 @@ def write(gate_name: str, cases: list[tuple[str, str, str, float]], seconds: flo
     if repeats:
         props = ET.SubElement(suite, "properties")
         for what in repeats:
-            ET.SubElement(props, "property", name="repeat", value=what[:500])
+            ET.SubElement(props, "property", name="repeat", value=xml_text(what[:500]))
     for case, verdict, detail, secs in cases:
+        case, detail = xml_text(case), xml_text(detail)
         element = ET.SubElement(suite, "testcase", classname=f"tlslab.{stem}", name=case, time=f"{secs:.3f}")
         if verdict == "FAIL":
             ET.SubElement(element, "failure", message=detail.splitlines()[0][:500] if detail else "failed").text = detail
