@@ -86,15 +86,15 @@ FileCheck load_crls(STACK_OF(X509_CRL) * into, const std::string& path, std::str
   BioPtr file(BIO_new_file(path.c_str(), "r"));
   STACK_OF(X509_INFO)* blocks = file ? PEM_X509_INFO_read_bio(file.get(), nullptr, nullptr, nullptr) : nullptr;
   if (blocks == nullptr) return *why = refused_load(check = load_failure(), path, "CRL"), check;
-  int found = 0;
+  // check_pem_file saw a BEGIN line of a CRL, and a block that does not decode fails the read above:
+  // the file holds at least one CRL here.
   for (int i = 0; i < sk_X509_INFO_num(blocks) && check == FileCheck::usable; ++i) {
     X509_INFO* block = sk_X509_INFO_value(blocks, i);
     if (block->crl == nullptr) continue;
     if (sk_X509_CRL_push(into, block->crl) <= 0) check = FileCheck::no_memory;
-    else block->crl = nullptr, ++found;  // the stack owns it now
+    else block->crl = nullptr;  // the stack owns it now
   }
   sk_X509_INFO_pop_free(blocks, X509_INFO_free);
-  if (check == FileCheck::usable && found == 0) check = FileCheck::unusable;  // a BEGIN line, no CRL read
   if (check != FileCheck::usable) *why = refused_load(check, path, "CRL");
   return check;
 }

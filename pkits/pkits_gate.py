@@ -288,9 +288,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
                    help="the OpenSSL headers tlsnb was built with (outcome names)")
     p.add_argument("--list", action="store_true", help="print the tests, run nothing")
+    p.add_argument("--only", nargs="*", default=[], metavar="TEST",
+                   help="run only these tests, as the positional TESTS (the flag every gate of the lab takes: "
+                        "mutants/ runs a gate row with it)")
     p.add_argument("--certs", help="not used (the suite is PKITS'): taken so that clients/cross.py passes every "
                                    "gate the same flags")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    args.tests += args.only
+    return args
 
 
 def main() -> int:
