@@ -111,8 +111,9 @@ def compare_answers(gate: Gate, binary: str, rng: random.Random, pool: list[str]
     gate.check("answers", not wrong, detail if not wrong else detail + "\n    " + "\n    ".join(wrong[:10]))
 
 
-def parse_args(doc: str) -> argparse.Namespace | None:
-    """The oracles' command line; None (after one line on stderr) when the dump is not there."""
+def begin(doc: str, file: str, heading: str) -> argparse.Namespace | None:
+    """The oracles' command line, then a line `HEADING seed N; reproduce: COMMAND`; None (after
+    one line on stderr) when the dump is not there."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--dump", required=True, help="the dns_judge_dump binary")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("TLSLAB_SEED", "5")))
@@ -121,15 +122,15 @@ def parse_args(doc: str) -> argparse.Namespace | None:
     if not os.access(args.dump, os.X_OK):
         print(f"{os.path.basename(sys.argv[0])}: no dns_judge_dump at {args.dump!r}", file=sys.stderr)
         return None
+    print(f"{heading} seed {args.seed}; reproduce: "
+          f"{rerun_line(file, '--dump', args.dump, '--seed', args.seed, '--random', args.random)}", flush=True)
     return args
 
 
 def main() -> int:
-    args = parse_args(__doc__)
+    args = begin(__doc__, __file__, "judge oracle:")
     if args is None:
         return 2
-    print(f"judge oracle: seed {args.seed}; reproduce: "
-          f"{rerun_line(__file__, '--dump', args.dump, '--seed', args.seed, '--random', args.random)}", flush=True)
     for net, why in ADDED.items():
         print(f"  added to the module: {net}: {why}")
     gate = Gate("judge oracle")

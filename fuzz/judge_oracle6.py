@@ -24,8 +24,8 @@ import time
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, _IPv6Constants
 from typing import Callable
 
-from harness import Gate, rerun_line
-from fuzz.judge_oracle import TABLE as TABLE4, compare_answers, dump, edges as edges4, oracle as oracle4, parse_args
+from harness import Gate
+from fuzz.judge_oracle import TABLE as TABLE4, compare_answers, dump, edges as edges4, oracle as oracle4, begin
 
 # The IPv6 blocks the lab refuses (IANA IPv6 special-purpose registry, the deprecated
 # site-local block, multicast), written from the registry: the client's table must agree.
@@ -220,11 +220,9 @@ def random_addresses(rng: random.Random, count: int) -> list[int]:
 
 
 def main() -> int:
-    args = parse_args(__doc__)
+    args = begin(__doc__, __file__, f"judge oracle (IPv6): Python {sys.version.split()[0]},")
     if args is None:
         return 2
-    print(f"judge oracle (IPv6): Python {sys.version.split()[0]}, seed {args.seed}; reproduce: "
-          f"{rerun_line(__file__, '--dump', args.dump, '--seed', args.seed, '--random', args.random)}", flush=True)
     gate = Gate("judge oracle IPv6")
     explained = {name: 0 for name, _, _ in EXCEPTIONS}
     start = time.monotonic()

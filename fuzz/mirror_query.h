@@ -16,3 +16,6 @@ inline dns::Query mirror_query(dns::Span msg) {
   }
   return query;
 }
+
+// The parser's answer to msg, read as the response to the query it mirrors.
+inline dns::Answer parse_mirrored(dns::Span msg) { return dns::parse_response(msg, mirror_query(msg)); }

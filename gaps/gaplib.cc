@@ -184,14 +184,16 @@ int staple_from_arg(SSL* ssl, void* arg) {
 }
 }  // namespace
 
-void staple(SSL_CTX* server, const std::string& ocsp_name) {
+Ctx server_ctx(const std::string& name, const std::string& ocsp_name) {
+  Ctx ctx = server_ctx(name);
   static std::map<std::string, std::string> loaded;  // lives as long as any context using it
   std::string& der = loaded[ocsp_name];
   std::ifstream in(cert_file(ocsp_name), std::ios::binary);
   der.assign(std::istreambuf_iterator<char>(in), {});
   if (der.empty()) die("empty OCSP response " + ocsp_name);
-  SSL_CTX_set_tlsext_status_cb(server, staple_from_arg);
-  SSL_CTX_set_tlsext_status_arg(server, &der);
+  SSL_CTX_set_tlsext_status_cb(ctx.get(), staple_from_arg);
+  SSL_CTX_set_tlsext_status_arg(ctx.get(), &der);
+  return ctx;
 }
 
 std::string staple_status(SSL* client) {
@@ -407,23 +409,20 @@ std::string in_child(const std::function<int()>& body) {
 // --- minted certificates ----------------------------------------------------------
 
 namespace {
-Cert load_cert(const std::string& path) {
-  BIO* b = BIO_new_file(path.c_str(), "r");
+// The first PEM object of path that read_pem (PEM_read_bio_X509, PEM_read_bio_PrivateKey) finds;
+// dies naming `what` when there is none.
+template <typename T>
+T* read_pem_file(const std::string& path, T* (*read_pem)(BIO*, T**, pem_password_cb*, void*), const char* what) {
+  std::unique_ptr<BIO, Free> b(BIO_new_file(path.c_str(), "r"));
   if (!b) die("cannot read " + path);
-  X509* x = PEM_read_bio_X509(b, nullptr, nullptr, nullptr);
-  BIO_free(b);
-  if (!x) die("no certificate in " + path);
-  return Cert(x);
+  T* object = read_pem(b.get(), nullptr, nullptr, nullptr);
+  if (!object) die(std::string("no ") + what + " in " + path);
+  return object;
 }
 
-Key load_key(const std::string& path) {
-  BIO* b = BIO_new_file(path.c_str(), "r");
-  if (!b) die("cannot read " + path);
-  EVP_PKEY* k = PEM_read_bio_PrivateKey(b, nullptr, nullptr, nullptr);
-  BIO_free(b);
-  if (!k) die("no private key in " + path);
-  return Key(k);
-}
+Cert load_cert(const std::string& path) { return Cert(read_pem_file(path, PEM_read_bio_X509, "certificate")); }
+
+Key load_key(const std::string& path) { return Key(read_pem_file(path, PEM_read_bio_PrivateKey, "private key")); }
 
 void add_ext(X509* issuer, X509* x, int nid, const std::string& value) {
   X509V3_CTX v3;

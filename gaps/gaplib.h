@@ -81,9 +81,9 @@ std::string handshake_outcome(SSL* client, int ret);
 // serves RSA-1024 or SHA-1 when told to: only the client's level is ever under test).
 Ctx server_ctx(const std::string& name = "leaf-ecdsa");
 Ctx server_ctx(X509* cert, EVP_PKEY* key);
-// Makes the server staple NAME (a DER OCSP response of the certificate folder) whenever a
+// The same server, stapling OCSP_NAME (a DER OCSP response of the certificate folder) whenever a
 // client asks for status (status_request); a client that does not ask gets none.
-void staple(SSL_CTX* server_ctx, const std::string& ocsp_name);
+Ctx server_ctx(const std::string& name, const std::string& ocsp_name);
 // The status a stapled response gives the leaf: "good", "revoked", "unknown", "none" (no
 // staple came) or "unreadable".
 std::string staple_status(SSL* client);

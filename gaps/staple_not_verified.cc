@@ -72,8 +72,7 @@ std::string s_client_status(SSL_CTX* sctx) {
 
 int main(int argc, char** argv) {
   gap::init(argc, argv);
-  gap::Ctx server = gap::server_ctx("revoked");
-  gap::staple(server.get(), "ocsp-revoked.ocsp");
+  gap::Ctx server = gap::server_ctx("revoked", "ocsp-revoked.ocsp");
   gap::Ctx plain = gap::client_ctx();
   gap::Ctx judging = gap::client_ctx();
   SSL_CTX_set_tlsext_status_cb(judging.get(), refuse_revoked);

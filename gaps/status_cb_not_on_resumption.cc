@@ -40,8 +40,7 @@ std::string full_then_resumed(SSL_CTX* cctx, SSL_CTX* sctx, int version) {
 
 int main(int argc, char** argv) {
   gap::init(argc, argv);
-  gap::Ctx server = gap::server_ctx("leaf-ecdsa");
-  gap::staple(server.get(), "ocsp-good.ocsp");
+  gap::Ctx server = gap::server_ctx("leaf-ecdsa", "ocsp-good.ocsp");
   gap::Ctx client = gap::client_ctx();
   SSL_CTX_set_session_cache_mode(client.get(), SSL_SESS_CACHE_CLIENT);
   SSL_CTX_set_tlsext_status_cb(client.get(), count_call);

@@ -410,21 +410,21 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const stru
   return account(&p, real.sendto(fd, buf, p.cap, flags, to, tolen));
 }
 
-EXPORT ssize_t readv(int fd, const struct iovec *iov, int n) {
+/* readv and writev: one plan over the vector's total, then the vector cut to the plan's cap. */
+static ssize_t vectored(int fd, const struct iovec *iov, int n, enum dir dir) {
   struct plan p;
-  if (n < 0 || n > IOV_MAX || !plan_call(&p, fd, DIR_RECV, iov_total(iov, n), 0, 0)) return real.readv(fd, iov, n);
+  int planned = n >= 0 && n <= IOV_MAX && plan_call(&p, fd, dir, iov_total(iov, n), 0, dir == DIR_SEND);
+  /* chosen after plan_call, which resolves the real calls */
+  ssize_t (*pass)(int, const struct iovec *, int) = dir == DIR_SEND ? real.writev : real.readv;
+  if (!planned) return pass(fd, iov, n);
   if (p.inject) return injected(&p);
   struct iovec cut[IOV_MAX];
-  return account(&p, real.readv(fd, cut, cut_iov(iov, n, p.cap, cut)));
+  return account(&p, pass(fd, cut, cut_iov(iov, n, p.cap, cut)));
 }
 
-EXPORT ssize_t writev(int fd, const struct iovec *iov, int n) {
-  struct plan p;
-  if (n < 0 || n > IOV_MAX || !plan_call(&p, fd, DIR_SEND, iov_total(iov, n), 0, 1)) return real.writev(fd, iov, n);
-  if (p.inject) return injected(&p);
-  struct iovec cut[IOV_MAX];
-  return account(&p, real.writev(fd, cut, cut_iov(iov, n, p.cap, cut)));
-}
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int n) { return vectored(fd, iov, n, DIR_RECV); }
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int n) { return vectored(fd, iov, n, DIR_SEND); }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
   struct plan p;

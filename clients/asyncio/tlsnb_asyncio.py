@@ -27,13 +27,17 @@ import stat
 import ssl
 import sys
 import time
+from pathlib import Path
 
 PROG = "tlsnb_asyncio"
 
 # ---------------------------------------------------------------------------------------------
 # The command line (mirrors tlsnb's options.cc: the same flags, ranges and messages' shape)
 
-USAGE = """usage: tlsnb_asyncio.py [options] TARGET:PORT
+# The help lines of the core flags every adapter words alike, written once (clients/contract/README.md).
+CORE_HELP = (Path(__file__).resolve().parent.parent / "contract" / "core_help.txt").read_text(encoding="utf-8")
+
+USAGE = f"""usage: tlsnb_asyncio.py [options] TARGET:PORT
 
 tlslab's client contract on CPython asyncio + ssl: one thread, one event loop,
 many attempts as coroutines. TARGET is an IPv4 literal or a name (a name needs --connect).
@@ -57,12 +61,7 @@ many attempts as coroutines. TARGET is an IPv4 literal or a name (a name needs -
   --sigpipe default|ignore
                         SIGPIPE disposition; CPython already ignores SIGPIPE at start-up, and
                         'default' leaves it so (README.md)
-  --count N             attempts in total (default 1)
-  --parallel N          attempts in flight (default 64)
-  --requests K          HTTP/1.1 requests per connection, keep-alive (default 1; 0: handshake only)
-  --body BYTES          POST body size (0: GET); byte i is (i * 131 + seed) % 251
-  --seed N              seed of the body pattern (default 1)
-  --deadline-ms MS      per attempt, from its start to the last response (default 2000)
+{CORE_HELP}  --deadline-ms MS      per attempt, from its start to the last response (default 2000)
   --resume              offer a session saved from an earlier attempt (through an SSLContext
                         subclass whose wrap_bio passes session=: asyncio has no parameter for it)
   --hold-ms MS          hold each connection open this long after the handshake

@@ -1,5 +1,9 @@
 #include "options.h"
 
+#include <string>
+
+#include "clients/contract/core_help.h"
+
 namespace tlsgnu {
 
 contract::ParseResult parse_options(const std::vector<std::string>& args) {
@@ -14,7 +18,7 @@ contract::ParseResult parse_options(const std::vector<std::string>& args) {
 }
 
 const char* usage() {
-  return R"(usage: tlsnb-gnutls [options] TARGET:PORT
+  static const std::string text = R"(usage: tlsnb-gnutls [options] TARGET:PORT
 
 A non-blocking TLS client on GnuTLS 3.7: one thread, its own epoll, one state machine per
 attempt. TARGET is an IPv4 literal or a name (a name needs --connect).
@@ -32,12 +36,7 @@ attempt. TARGET is an IPv4 literal or a name (a name needs --connect).
                         fd: GnuTLS's own socket I/O (gnutls_transport_set_int)
   --sigpipe default|ignore
                         SIGPIPE disposition (default: left as inherited)
-  --count N             attempts in total (default 1)
-  --parallel N          attempts in flight (default 64)
-  --requests K          HTTP/1.1 requests per connection, keep-alive (default 1; 0: handshake only)
-  --body BYTES          POST body size (0: GET); byte i is (i * 131 + seed) % 251
-  --seed N              seed of the body pattern (default 1)
-  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
+)" + std::string(contract::core_help) + R"(  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
   --resume              offer a session saved by an earlier attempt of this run
   --hold-ms MS          hold each connection open this long after the handshake
   --crl FILE            CRLs (PEM; repeatable): gnutls_certificate_set_x509_crl_file; GnuTLS checks
@@ -59,6 +58,7 @@ read/errno or code, -1 closed without close_notify, -2 chunked, -3 malformed, 0 
 early; setup/what; deadline/stage interrupted.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
 )";
+  return text.c_str();
 }
 
 }  // namespace tlsgnu

@@ -6,10 +6,13 @@
 
 const fs = require('fs');
 const net = require('net');
+const path = require('path');
 const tls = require('tls');
 const crypto = require('crypto');
 
 const PROG = 'tlsnb-node';
+// The help lines of the core flags every adapter words alike, written once (clients/contract/README.md).
+const CORE_HELP = fs.readFileSync(path.join(__dirname, '..', 'contract', 'core_help.txt'), 'utf8');
 const USAGE = `usage: tlsnb-node [options] TARGET:PORT
 
 The lab's client contract on Node.js ${process.version} tls (OpenSSL ${process.versions.openssl}): one event loop,
@@ -34,12 +37,7 @@ many attempts in flight. TARGET is an IPv4 literal or a name (a name needs --con
   --transport bio       accepted: Node's TLS always runs over its own memory BIO (fd: exit 89)
   --sigpipe default|ignore
                         accepted: Node ignores SIGPIPE at start-up, both leave it so
-  --count N             attempts in total (default 1)
-  --parallel N          attempts in flight (default 64)
-  --requests K          HTTP/1.1 requests per connection, keep-alive (default 1; 0: handshake only)
-  --body BYTES          POST body size (0: GET); byte i is (i * 131 + seed) % 251
-  --seed N              seed of the body pattern (default 1)
-  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
+${CORE_HELP}  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
   --resume              offer a session saved by an earlier attempt of this run ('session' event)
   --hold-ms MS          hold each connection open this long after the handshake (reading)
   --json                one JSON object per attempt, then one summary object
