@@ -271,7 +271,12 @@ needs --connect; nothing is ever resolved).
   --sigpipe default|ignore
                         default: Go's runtime handler (EPIPE on sockets, never a death);
                         ignore: signal.Ignore(SIGPIPE)
-` + coreHelp + `  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
+  --count N             attempts in total (default 1)
+  --parallel N          attempts in flight (default 64)
+  --requests K          HTTP/1.1 requests per connection, keep-alive (default 1; 0: handshake only)
+  --body BYTES          POST body size (0: GET); byte i is (i * 131 + seed) % 251
+  --seed N              seed of the body pattern (default 1)
+  --deadline-ms MS      per attempt, from its start to its last response (default 2000)
   --resume              share one tls.NewLRUClientSessionCache between attempts
   --hold-ms MS          hold each connection open this long after the handshake (reading)
   --json                one JSON object per attempt, then one summary object
