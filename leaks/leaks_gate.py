@@ -85,7 +85,7 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
         for count in (short, long):
             path = Path(ns.work) / f"leaks-heap-{row.case}-{transport}-{count}.json"
             args = client_args(ns.certs, server.port, *transport_args(transport), "--count", count,
-                               "--parallel", SLOTS, *row.client.split())
+                               "--parallel", SLOTS, *client_words(row, ns))
             env, preload = injected(ns, row, heap_env(ns.profile.program, path))
             runs[count] = run_client(ns.profile.command, args, env=env, preload=preload, timeout=900,
                                      max_fds=NOFILE if count == long else None)
@@ -174,11 +174,16 @@ def skipped(profile: Profile, case: str, row: Row) -> Optional[str]:
     return None
 
 
+def client_words(row: Row, ns) -> list[str]:
+    """The row's client arguments, {certs} the certificate folder (a CRL, a client certificate)."""
+    return row.client.replace("{certs}", ns.certs).split()
+
+
 def under_valgrind(ns, row: Row, transport: Optional[str], valgrind: str) -> tuple[str, str]:
     """Runs one valgrind row; returns (problem, figures)."""
     behaviour, *server_args = row.server.split()
     with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
-        args = client_args(ns.certs, server.port, *transport_args(transport), *row.client.split())
+        args = client_args(ns.certs, server.port, *transport_args(transport), *client_words(row, ns))
         run = run_client(ns.profile.command, args, wrapper=[valgrind, *VALGRIND], timeout=600)
     count = int(row.client.split("--count")[1].split()[0])
     problem = all_as_expected(run, ns.profile.outcome_for("leaks", row.case, row.expect), count)
