@@ -107,9 +107,10 @@ ContextResult fail(std::string why, bool config_error) {
   return result;
 }
 
-// CRLs (gaps/revoked_accepted_by_default: without them a revoked leaf passes), certificate policies,
-// the staple's judge, the pins: each only when asked, each owned by the context.
-FileCheck set_revocation(SSL_CTX* ctx, const RunConfig& o, ContextPolicy* policy, std::string* why) {
+// The chain's checks beyond trust: CRLs (gaps/revoked_accepted_by_default: without them a revoked
+// leaf passes), certificate policies, the staple's judge, the pins: each only when asked, each
+// owned by the context.
+FileCheck set_chain_checks(SSL_CTX* ctx, const RunConfig& o, ContextPolicy* policy, std::string* why) {
   X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
   if (!o.crls.empty()) {
     policy->crls.reset(sk_X509_CRL_new_null());
@@ -228,7 +229,7 @@ ContextResult make_context(const RunConfig& o, SessionCache* cache) {
       return fail("the context's verification policy could not be attached", false);
     ContextPolicy* attached = policy.release();  // free_policy deletes it with the SSL_CTX
     std::string why;
-    if (FileCheck check = set_revocation(ctx.get(), o, attached, &why); check != FileCheck::usable)
+    if (FileCheck check = set_chain_checks(ctx.get(), o, attached, &why); check != FileCheck::usable)
       return fail(why, check == FileCheck::unusable);
   } else {
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
