@@ -66,8 +66,8 @@ IdentityResult load_client_identity(SSL_CTX* ctx, const std::string& cert, const
   // SSL_CTX_check_private_key says), a key that does not decode, or the run's want of memory.
   if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
     LoadErrors seen = drain_error_queue();
-    if (seen.key_mismatch && !seen.memory) return failed(mismatch(cert, key), FileCheck::unusable);
-    FileCheck check = seen.decoding && !seen.memory ? FileCheck::unusable : FileCheck::no_memory;
+    FileCheck check = judged(seen);
+    if (seen.key_mismatch && check == FileCheck::unusable) return failed(mismatch(cert, key), check);
     return failed("--key: " + refused_load(check, key, "key"), check);
   }
   if (SSL_CTX_check_private_key(ctx) != 1) {

@@ -16,10 +16,11 @@ LoadErrors drain_error_queue() {
   return seen;
 }
 
-FileCheck load_failure() {
-  LoadErrors seen = drain_error_queue();
+FileCheck judged(const LoadErrors& seen) {
   return (seen.decoding || seen.key_mismatch) && !seen.memory ? FileCheck::unusable : FileCheck::no_memory;
 }
+
+FileCheck load_failure() { return judged(drain_error_queue()); }
 
 std::string refused_load(FileCheck check, const std::string& path, const char* what) {
   return check == FileCheck::unusable ? "'" + path + "' holds a " + what + " that does not decode"

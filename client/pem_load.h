@@ -18,8 +18,11 @@ struct LoadErrors {
 };
 LoadErrors drain_error_queue();
 
-// After OpenSSL refused a file check_pem_file passed: unusable when its error queue names a
-// decoding error or a key mismatch and no allocation failure, no_memory otherwise. Empties the queue.
+// What a refused load's queue makes of it: unusable when it names a decoding error or a key mismatch
+// and no allocation failure, no_memory otherwise.
+FileCheck judged(const LoadErrors& seen);
+
+// After OpenSSL refused a file check_pem_file passed: judged(drain_error_queue()).
 FileCheck load_failure();
 
 // The one line for a load of PATH that CHECK judged: "'PATH' holds a WHAT that does not decode"
