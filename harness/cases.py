@@ -45,7 +45,7 @@ from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
-from .record import Difference, Record
+from .record import SKIP, Difference, Record
 from .rows import RowError, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
@@ -54,7 +54,6 @@ PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 ENV_WORD = re.compile(r"[A-Z][A-Z0-9_]*=")
 ULIMIT_WORD = re.compile(r"ulimit-n=(\d+)$")
 STDIN_WORD = "stdin-closed"   # the client starts with descriptor 0 closed
-SKIP = "skip"
 KNOWN = {"port", "port2", "port3", "dns", "mux", "proxy", "ca", "target", "certs", "data", "work", "seed", "free"}
 PEER_KINDS = ("tls", "hostile", "s_server", "dns", "mux", "proxy")
 

@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Optional
 from .rows import RowError, load_toml
 
 KINDS = ("bug", "policy", "limit")
+SKIP = "skip"   # the got of a case the client cannot be asked (it exits 89): every gate's word for it
 TABLE = "difference"
 
 
@@ -170,4 +171,4 @@ class Record:
         return f"{key} (optional)" if key in self.optional else key
 
 
-__all__ = ["Difference", "KINDS", "Record", "RowError", "toml_value"]
+__all__ = ["Difference", "KINDS", "Record", "RowError", "SKIP", "toml_value"]

@@ -17,11 +17,10 @@ from pathlib import Path
 
 from harness.clients import Profile
 from harness.outcomes import OutcomeNames, UnknownOutcome
-from harness.record import Record
+from harness.record import SKIP, Record
 from harness.rows import RowError
 from matrix.rows import SERVERS, VERSIONS
 
-SKIP = "skip"
 NOTE = """got: an outcome, skip (exit 89) or a table by "1.2" / "1.2 lab" (as rows.toml's bio and fd);
 "A|B" is a race the library does not settle, each alternative observed."""
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
-KINDS = ("bug", "policy", "limit")
-SKIP = "skip"          # exit 89: the client cannot be asked this test
+from harness.record import KINDS, SKIP
+
 UNUSABLE = "exit 2"    # the client refused the test's files (a CRL it cannot read) as an unusable configuration
 NOT_TAKEN = (SKIP, UNUSABLE)
 
