@@ -26,16 +26,22 @@ MATRIX_REF = re.compile(r"\$\{\{\s*matrix\.(\w+)\s*\}\}")
 EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
 
 
-def readme_labels(text: str) -> list[str]:
-    """The first column of README.md's table headed `| label | folder | what it proves |`."""
+def readme_table(text: str) -> list[tuple[str, str]]:
+    """README.md's table headed `| label | folder | what it proves |`: (label, folder cell) a row, to
+    the table's end."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("| label | folder |"))
     rows = []
     for line in lines[start + 2:]:
         if not line.startswith("|"):
             break
-        rows.append(line.split("|")[1].strip())
+        cells = line.split("|")
+        rows.append((cells[1].strip(), cells[2].strip()))
     return rows
+
+
+def readme_labels(text: str) -> list[str]:
+    return [label for label, _ in readme_table(text)]
 
 
 def cross_gates() -> list[str]:
@@ -50,19 +56,11 @@ def module_file(module: str) -> Path:
     return ROOT.joinpath(*module.split(".")).with_suffix(".py")
 
 
-def readme_folders(text: str) -> dict[str, str]:
-    """README.md's label table: label -> its folder cell."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| label | folder |"))
-    return {cells[1].strip(): cells[2].strip() for line in lines[start + 2:] if line.startswith("|")
-            for cells in [line.split("|")]} if start is not None else {}
-
-
 def gate_folder_problems(labels: list[str], tests) -> list[str]:
     """A gate's label names its folder: LABEL/ with a README.md, named first in README's table, and every
     Python command of the label's tests a module of the tree (`-m LABEL.x` for the label's own gate).
     unit (the components' units, beside each) and full (the uncut form of every gate) are no folders."""
-    folders = readme_folders((ROOT / "README.md").read_text())
+    folders = dict(readme_table((ROOT / "README.md").read_text()))
     problems = []
     for label in labels:
         if label in ("unit", "full"):
