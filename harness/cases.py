@@ -419,7 +419,7 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
 
     def flags(p) -> None:
         p.add_argument("--rows", type=Path, default=default_rows, help=f"the rows (default {default_rows.name})")
-        p.add_argument("--seed", type=int, help="seed of bodies and random cuts (default: a new one, printed)")
+        p.add_argument("--seed", type=int, help="seed of bodies and random cuts (default: derived from the tree, printed)")
         p.add_argument("--io-shim", help="libtlslab_io.so (rows with a shim setting need it)")
         p.add_argument("--proxy", help="tlslab-proxy (rows with a proxy peer need it)")
         p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")

@@ -9,13 +9,16 @@ with exit 1 at once, its peers stopped on the way out; the verdict is the same, 
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
-import random
 import shlex
 import signal
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Optional
 
 from . import junit
@@ -99,10 +102,62 @@ def verdict(gate: Gate, case: str, ok: bool, why: str) -> bool:
 
 
 def choose_seed(given: Optional[int]) -> int:
-    """The run's seed: the one given, or a fresh one; printed either way."""
-    seed = given if given is not None else random.SystemRandom().randrange(1, 2**31)
-    print(f"seed {seed}", flush=True)
+    """The run's seed: the one given (--seed S: to explore), else the tree's (tree_seed: the same tree
+    draws the same sample, so a stale record is red on its first run, not on a lucky draw); printed
+    either way, with where it came from."""
+    if given is not None:
+        print(f"seed {given} (given)", flush=True)
+        return given
+    seed, source = tree_seed()
+    print(f"seed {seed} (from {source}; --seed S to explore)", flush=True)
     return seed
+
+
+@functools.lru_cache(maxsize=None)
+def tree_seed(root: Path = ROOT) -> tuple[int, str]:
+    """A seed that is a function of the tree at ROOT, and what it came from, once a process: in a git
+    checkout the commit's tree (`rev-parse HEAD^{tree}`) and the hash of `git diff HEAD` (tracked
+    changes: a dirty tree is another tree; untracked files are not the tree's); elsewhere the hash of
+    the paths and contents of the files under ROOT but build*/, .git and __pycache__ (what running
+    Python writes)."""
+    digest = hashlib.sha256()
+    tree, diff = _git(root, "rev-parse", "HEAD^{tree}"), _git(root, "diff", "--binary", "--no-color",
+                                                             "--no-ext-diff", "--no-textconv", "HEAD")
+    if tree is not None and diff is not None:
+        digest.update(b"git\0" + tree.strip() + b"\0" + diff)
+        source = f"the tree {tree.decode().strip()[:7]}\u2026"
+        if diff:
+            source += f" and its uncommitted changes {hashlib.sha256(diff).hexdigest()[:7]}\u2026"
+    else:
+        digest.update(b"files\0")
+        for path in _files(root):
+            rel = path.relative_to(root).as_posix().encode()
+            body = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            digest.update(b"%d:%s%d:" % (len(rel), rel, len(body)) + body)
+        source = f"the files under {root} (no git checkout), {digest.hexdigest()[:7]}\u2026"
+    return int.from_bytes(digest.digest()[:8], "big") % (2**31 - 1) + 1, source
+
+
+def _git(root: Path, *args: str) -> Optional[bytes]:
+    """git's stdout, or None where ROOT is no checkout (or git is missing or refuses it)."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _files(root: Path) -> list[Path]:
+    """Every file under ROOT, sorted, but build*/ (at the top), .git and __pycache__ folders, *.pyc."""
+    found = []
+    for top, dirs, files in os.walk(root):
+        here = Path(top)
+        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")
+                   and not (here == root and d.startswith("build"))]
+        found += [here / f for f in files if not f.endswith(".pyc")]
+        found += [here / d for d in dirs if (here / d).is_symlink()]   # a link to a folder: its target
+    return sorted(found)
 
 
 def rerun_line(script, *args) -> str:

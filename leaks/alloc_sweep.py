@@ -455,7 +455,8 @@ def main() -> int:
         p.add_argument("--record", action="store_true", help="with --full: rewrite alloc_sweep.tsv")
         p.add_argument("--budget", type=int, default=1500, help="runs a transport in the sampled sweep")
         p.add_argument("--jobs", type=int, default=2, help="runs at once")
-        p.add_argument("--seed", type=int, help="seed of the sample (default: a new one, printed)")
+        p.add_argument("--seed", type=int,
+                       help="seed of the sample (default: derived from the tree, printed; give one to explore)")
         p.add_argument("--transport", choices=TRANSPORTS, action="append", help="default: both")
         p.add_argument("--dump", help="write every run (N, outcome, leak) to this TSV file")
         p.add_argument("--client", help="a client under test whose heap the shim sees: a room of clients/ or a "

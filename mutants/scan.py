@@ -59,7 +59,8 @@ def parse_args() -> argparse.Namespace:
     build_flags(p)
     p.add_argument("--full", action="store_true", help="every mutant of every recorded file (CTest: label full)")
     p.add_argument("--sample", type=int, default=2, help="mutants drawn at random (seeded) when not --full (default 2)")
-    p.add_argument("--seed", type=int, help="the sample's seed (default: a new one, printed)")
+    p.add_argument("--seed", type=int,
+                   help="the sample's seed (default: derived from the tree, printed; give one to explore)")
     p.add_argument("--file", action="append", default=[], help="only this mapped source, recorded or not (repeatable)")
     p.add_argument("--line", type=int, action="append", default=[], help="only the mutants on this line (repeatable; with --file)")
     p.add_argument("--only", nargs="+", default=[], metavar="ID",

@@ -256,6 +256,12 @@ def choose(tests: dict[str, PkitsTest], args, clients: list[Profile]) -> list[Pk
     return selected
 
 
+def list_tests(tests) -> int:
+    for t in tests:
+        print(f"{t.test}\t{t.verdict}\t{t.settings}\t{t.name}")
+    return 0
+
+
 def clients_of(args) -> list[Profile]:
     """The reference (the gate's --tlsnb) and the clients asked, or every client with a profile."""
     build = args.build_dir or Path(args.tlsnb).resolve().parent.parent
@@ -280,14 +286,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means (default: --tlsnb's)")
     p.add_argument("--work", default=default_work(), help="scratch folder: the served files, results.json")
     p.add_argument("--sample", type=int, default=0, help="N tests at random (seeded) and their controls")
-    p.add_argument("--seed", type=int, help="the sample's seed (default: a fresh one, printed)")
+    p.add_argument("--seed", type=int,
+                   help="the sample's seed (default: derived from the tree, printed; give one to explore)")
     p.add_argument("--update", action="store_true", help="rewrite each client's recorded got from observation")
     p.add_argument("--jobs", type=int, default=2 * (os.cpu_count() or 1), help="tests in flight")
     p.add_argument("--run-timeout", type=float, default=30, help="seconds one client run may take (then killed)")
     p.add_argument("--suite", type=Path, default=SUITE, help=f"PKITS_data/ (default: Debian's, {SUITE})")
     p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
                    help="the OpenSSL headers tlsnb was built with (outcome names)")
-    p.add_argument("--list", action="store_true", help="print the tests, run nothing")
+    p.add_argument("--list", action="store_true",
+                   help="print the tests, run nothing (with --sample: the sample drawn, and its controls)")
     p.add_argument("--only", nargs="*", default=[], metavar="TEST",
                    help="run only these tests, as the positional TESTS (the flag every gate of the lab takes: "
                         "mutants/ runs a gate row with it)")
@@ -303,15 +311,15 @@ def main() -> int:
     try:
         suite = Suite(args.suite)
         tests = load(HERE / "tests.tsv", {c.stem for c in suite.certs.values()})
-        if args.list:
-            for t in tests.values():
-                print(f"{t.test}\t{t.verdict}\t{t.settings}\t{t.name}")
-            return 0
+        if args.list and not args.sample:
+            return list_tests(tests.values())
         names = OutcomeNames(args.openssl_include)
         if not os.access(args.tlsnb, os.X_OK):
             raise ClientError(f"tlsnb not executable at {args.tlsnb!r}")
         clients = clients_of(args)
         selected = choose(tests, args, clients)
+        if args.list:   # --sample N --list: the sample this tree draws (and its controls)
+            return list_tests(selected)
         Path(args.work).mkdir(parents=True, exist_ok=True)
         (Path(args.work) / "anchor.pem").write_text(pem(suite.anchor.der, "CERTIFICATE"))
         gate = Pkits(args, suite, tests, selected, clients, names)

@@ -634,7 +634,8 @@ def main() -> int:
     p.add_argument("--tlsnb", help="the reference client: the Client* cases as CASE/tlsnb (skipped without it)")
     p.add_argument("--go", help="clients/go's tlsnb-go: the client cases again as CASE/go")
     p.add_argument("--certs", default=os.environ.get("TLSLAB_CERTS"), help="generated certificate folder")
-    p.add_argument("--seed", type=int, help="the proxy's seed (default: a new one, printed)")
+    p.add_argument("--seed", type=int,
+                   help="the proxy's seed (default: derived from the tree, printed; give one to explore)")
     p.add_argument("--only", nargs="*", default=[], help="run only these cases")
     p.add_argument("--list", action="store_true", help="print the case names, run nothing")
     ns = p.parse_args()
