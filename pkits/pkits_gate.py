@@ -81,6 +81,12 @@ def client_args(t: PkitsTest, client: Profile, anchor: Path, files: Files, port:
     return args + t.setting_args() + [f"127.0.0.1:{port}"]
 
 
+def client_record(client: Profile, cases: Optional[set[str]]) -> Record:
+    """CLIENT's clients/NAME/pkits.toml (harness/record.py; tlsnb's too), every got one the gate can
+    judge, every case among CASES (None: any; harness/tests/test_records.py checks them itself)."""
+    return Record(client.room / "pkits.toml", f"pkits ({client.name})", check_got=check_got, cases=cases)
+
+
 def not_asked(t: PkitsTest, client: Profile, args: list[str]) -> str:
     """Why CLIENT is not asked T with ARGS: its profile disables the test or lacks a flag of them."""
     if reason := client.disabled_reason("pkits", t.test):
@@ -100,8 +106,7 @@ class Pkits:
             args, suite, tests, selected, clients, names
         self.gate, self.lock = Gate("pkits"), threading.Lock()
         self.work = Path(args.work)
-        self.records = {c.name: Record(c.room / "pkits.toml", f"pkits ({c.name})", check_got=check_got,
-                                       cases=set(tests)) for c in clients}
+        self.records = {c.name: client_record(c, set(tests)) for c in clients}
         self.prepared: dict[str, Prepared] = {}
         self.observations: list[Observation] = []
 
