@@ -49,6 +49,7 @@ from .record import SKIP, Difference, Record
 from .rows import RowError, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
+from . import loop
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 ENV_WORD = re.compile(r"[A-Z][A-Z0-9_]*=")
@@ -127,6 +128,11 @@ def check_timing(r: CaseRow, exp: Expectation, by_name: dict[str, CaseRow]) -> N
     if any(op == "<" for op, _ in exp.wall) and not any(f in r.client.split() for f in DEADLINE_FLAGS):
         raise RowError(f"{r.where}: {r.case}: wall<S without a deadline given to the client "
                        f"({' or '.join(DEADLINE_FLAGS)}): bound the wall only beside the time it must keep")
+
+
+def needs_shim(r: CaseRow) -> bool:
+    """A row that sets the I/O shim, or counts the loop (which the shim does for most clients)."""
+    return r.shim.strip() != "-" or parse(PLACEHOLDER.sub("0", r.expect)).counts_loop()
 
 
 def peer_specs(text: str) -> list[list[str]]:
@@ -222,9 +228,16 @@ class Cell:
     def run_once(self, exp_text: str, controls: dict[str, Run]) -> tuple[list[str], Run, dict]:
         settings = {} if self.row.shim.strip() == "-" else \
             dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
+        counts_loop = parse(PLACEHOLDER.sub("0", exp_text)).counts_loop()
+        # the loop's counts (loop.KEY terms): the I/O shim, counting only where the row sets no fault,
+        # or strace for a client whose I/O the shim cannot see (harness/loop.py)
+        traced = counts_loop and not settings and not self.sees_io()
+        shimmed = bool(settings) or (counts_loop and not traced)
         # a case id may hold '/' (dns.tsv's code/...): one file in the work folder, not a folder of its own
-        report = self.lab.work / f"io-shim-{self.row.case.replace('/', '_')}-{self.transport or 'any'}.json"
-        env = io_env(self.lab.program, report, **settings) if settings else None
+        stem = f"{self.row.case.replace('/', '_')}-{self.transport or 'any'}"
+        report = self.lab.work / f"io-shim-{stem}.json"
+        trace = self.lab.work / f"strace-{stem}.txt"
+        env = io_env(self.lab.program, report, **settings) if shimmed else None
         with ExitStack() as stack:
             peers = self.start(stack)
             words = self.expand(self.row.client).split()
@@ -235,19 +248,29 @@ class Cell:
                 env = {**(env or os.environ), **dict(w.split("=", 1) for w in names)}
             args = (["--transport", self.transport] if self.transport else []) + words[len(given):]
             exp = parse(self.expand(exp_text))
-            run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if settings else None,
+            trace.unlink(missing_ok=True)
+            run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if shimmed else None,
                              timeout=time_limit(exp, self.lab.timeout), max_fds=limits[-1] if limits else None,
-                             stdin_closed=STDIN_WORD in given)
+                             stdin_closed=STDIN_WORD in given, wrapper=loop.strace_wrapper(trace) if traced else None)
         reports = {name: peer.report for name, peer in peers.items()}
-        shim = read_report(report, IO_TAG) if settings else None
+        shim = read_report(report, IO_TAG) if shimmed else None
         if shim is not None:
             reports["shim"] = shim
+        counted = loop.from_strace(trace) if traced else loop.from_shim(shim)
+        if counted is not None and counts_loop:
+            reports["loop"] = counted
         if unsupported(run):
             return [], run, reports
         problems = judge(exp, run, reports, controls)
-        if settings and not run.signal and not (shim and shim.get("active")):
+        if shimmed and not run.signal and not (shim and shim.get("active")):
             problems.append("shim inactive: " + ("no report written" if shim is None else "it saw no socket call"))
+        if traced and not run.signal and not (counted and counted["waits"]):
+            problems.append("strace saw no wait: " + ("no record written" if counted is None else "the loop was not seen"))
         return problems, run, reports
+
+    def sees_io(self) -> bool:
+        """Whether an LD_PRELOAD shim sees the client's I/O (the reference's does)."""
+        return self.lab.profile is None or self.lab.profile.shim_sees_io
 
     def run(self, exp_text: str, controls: dict[str, Run]) -> tuple[list[str], str, Optional[Run], dict]:
         """(problems, figures, the run, its reports): one run, never repeated (a race is a row to
@@ -258,7 +281,7 @@ class Cell:
             return [f"harness: {e}"], "", None, {}
         if problems:
             problems.append(f"stderr: {run.stderr.strip()[-300:]!r}")
-        return problems, figures(run, reports.get("shim")), run, reports
+        return problems, figures(run, reports.get("shim"), reports.get("loop")), run, reports
 
 
 def unsupported(run: Run) -> bool:
@@ -273,13 +296,15 @@ def time_limit(exp: Expectation, default: float) -> float:
     return min([default, *(b + 5 for b in bounds)])
 
 
-def figures(run: Run, shim: Optional[dict]) -> str:
+def figures(run: Run, shim: Optional[dict], counted: Optional[dict] = None) -> str:
     s = run.summary
     text = f"wall {run.wall_s:.2f} s, cpu {run.cpu_s * 1000:.0f} ms"
     if s and "cpu_ms" in s:
         text += f" (the client's own: {s.get('cpu_ms', 0):.0f} ms)"
     if shim:
         text += f", shim {shim.get('calls')} calls, {shim.get('eagain')} EAGAIN, {shim.get('bytes_cut')} bytes cut"
+    if counted:
+        text += ", loop " + " ".join(f"{k}={v}" for k, v in counted.items())
     return text
 
 
@@ -440,8 +465,8 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     if unknown := selected_unknown(rows, ns.only):
         bad_input(prog, f"--only {unknown[0]}: no such case in {ns.rows}")
     chosen = [r for r in rows if not ns.only or r.case in ns.only or any(c in ns.only for c, _ in r.crossed())]
-    if any(r.shim.strip() != "-" for r in chosen) and not ns.io_shim:
-        bad_input(prog, f"{ns.rows} has rows with a shim among those chosen: give --io-shim")
+    if any(needs_shim(r) for r in chosen) and not ns.io_shim:
+        bad_input(prog, f"{ns.rows} has rows with a shim or the loop's counts among those chosen: give --io-shim")
     if any(s[0] == "proxy" for r in chosen for s in peer_specs(r.peers)) and not ns.proxy:
         bad_input(prog, f"{ns.rows} has rows with a proxy peer among those chosen: give --proxy")
     if ns.update and not ns.client:

@@ -20,7 +20,8 @@ A term is one of
     busy<R                the process's CPU over its wall time under R (0 < R < 1): for a run whose wall
                           is a wait the row imposes, a waiting client scores near 0, a spinning one near 1
     SOURCE.KEY OP VALUE   OP is = > < or ~ (holds VALUE as a part: a word of a detail_text, whose
-                          spaces no term can hold); SOURCE is summary, shim, a peer (server, server2, dns, mux),
+                          spaces no term can hold); SOURCE is summary, shim, loop (the event loop counted:
+                          waits, idle_waits, blocking_calls, ... harness/loop.py), a peer (server, dns, mux),
                           each (every attempt's KEY) or seq (the attempts' KEYs in conn order,
                           VALUE a comma list, compared whole: = only). KEY[SUB] reads a table's entry;
                           a table of counts compared with a number is summed ({"udp": 1, "tcp": 1} = 2).
@@ -33,6 +34,8 @@ import signal as signals
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .loop import KEYS as LOOP_KEYS
+
 OUTCOME = re.compile(r"^([a-z]+/-?\d+(?:\|[a-z]+/-?\d+)*)\*(\d+)$")
 COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<|~)(.+)$")
 WALL = re.compile(r"^wall(<|>)(\d+(?:\.\d+)?)$")
@@ -42,7 +45,7 @@ BUSY = re.compile(r"^busy<(0?\.\d+)$")
 # number, is a guess about the runner (a false red on a slower or busier one, blind on a faster one).
 MACHINE_SPEED = ("cpu_ms", "wall_ms", "cpu_ms_per_conn")
 COUNT = re.compile(r"^(exit|attempts|stderr\.lines)=(\d+)$")
-RUN_SOURCES = ("summary", "shim", "each", "seq")
+RUN_SOURCES = ("summary", "shim", "loop", "each", "seq")
 
 
 class ExpectError(ValueError):
@@ -83,6 +86,10 @@ class Expectation:
         """The peers whose reports the terms read."""
         return {c.source for c in self.compares if c.source not in RUN_SOURCES}
 
+    def counts_loop(self) -> bool:
+        """True when a term reads the loop's counts (the run then needs the I/O shim or strace: harness/loop.py)."""
+        return any(c.source == "loop" for c in self.compares)
+
     def failure(self) -> bool:
         """True when the row expects something other than success (it then needs a control)."""
         return (any(k != "ok/0" for k in self.outcomes) or self.signal is not None
@@ -122,6 +129,8 @@ def parse(text: str) -> Expectation:
                 raise ExpectError(f"{term!r} bounds a figure in machine-speed units: compare with a control "
                                   f"(cpu<K*CASE), bound the share of a wait (busy<R), or bound wall beside a "
                                   f"deadline the client is given (harness/README.md)")
+            if m[1] == "loop" and (m[2] not in LOOP_KEYS or m[3]):
+                raise ExpectError(f"{term!r}: the loop's counts are {', '.join(LOOP_KEYS)} (harness/loop.py)")
             if m[1] == "seq" and m[4] != "=":  # _compare reads seq whole: any other op would be judged as =
                 raise ExpectError(f"{term!r}: seq compares the whole list in conn order, with = only")
             exp.compares.append(Compare(m[1], m[2], m[3], m[4], m[5]))

@@ -2,7 +2,7 @@
 """A DNS name server for tests: a table of names, each with a named behaviour.
 
 Serves UDP and TCP on one port and prints `READY <port>`. On SIGTERM it prints
-`REPORT {json}` (queries per name and per transport) and exits 0.
+`REPORT {json}` (queries per name and per transport; max_held: the most slow answers held at once) and exits 0.
 """
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ SPEC := MODIFIER* ACTION
     close               TCP: close without answering; UDP: no answer
     silent              never answer (TCP: the connection stays open until the client closes it)
   modifiers (any order, before the action):
-    slow:MS:            answer after MS milliseconds; other queries are served meanwhile
+    slow:MS:            answer after MS milliseconds; other queries are served meanwhile (REPORT max_held:
+                        the most held at once, the queries a client had in flight together)
     truncated:          over UDP: TC set and no record; over TCP: the full answer
     truncated-tcp:      over TCP: TC set on the full answer, its records kept (a server whose answer
                         did not fit even a TCP message; RFC 1035 4.1.1); over UDP as without it
@@ -154,6 +155,17 @@ class Stub:
         self.log = log
         self.counts: dict[str, dict[str, int]] = {}
         self.turns: dict[str, int] = {}  # flip: queries answered so far, per name
+        self.held = 0          # slow answers waiting now
+        self.max_held = 0      # the most at once: queries the client had in flight together (a count, not a time)
+
+    async def hold(self, ms: int) -> None:
+        """A slow answer's wait, counted while it lasts."""
+        self.held += 1
+        self.max_held = max(self.max_held, self.held)
+        try:
+            await asyncio.sleep(ms / 1000)
+        finally:
+            self.held -= 1
 
     def answer(self, query: bytes, transport: str) -> Reply:
         try:
@@ -223,7 +235,8 @@ class Stub:
 
     def report(self) -> dict:
         by_transport = {t: sum(c[t] for c in self.counts.values()) for t in ("udp", "tcp")}
-        return {"queries": self.counts, "by_transport": by_transport, "total": sum(by_transport.values())}
+        return {"queries": self.counts, "by_transport": by_transport, "total": sum(by_transport.values()),
+                "max_held": self.max_held}
 
 
 class UdpServer(asyncio.DatagramProtocol):
@@ -243,7 +256,7 @@ class UdpServer(asyncio.DatagramProtocol):
     async def respond(self, data: bytes, addr) -> None:
         reply = self.stub.answer(data, "udp")
         if reply.slow_ms:
-            await asyncio.sleep(reply.slow_ms / 1000)
+            await self.stub.hold(reply.slow_ms)
         if reply.octets is not None and self.transport is not None:
             self.transport.sendto(reply.octets[:reply.cut] if reply.cut is not None else reply.octets, addr)
 
@@ -258,7 +271,7 @@ async def serve_tcp(stub: Stub, reader: asyncio.StreamReader, writer: asyncio.St
                 return
             reply = stub.answer(query, "tcp")
             if reply.slow_ms:
-                await asyncio.sleep(reply.slow_ms / 1000)
+                await stub.hold(reply.slow_ms)
             if reply.close:
                 return
             if reply.octets is None:
