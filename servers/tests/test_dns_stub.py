@@ -231,7 +231,23 @@ def check_report(gate: Gate) -> None:
         report = stub.stop()
     gate.expect("report_counts_per_name_and_transport",
                 {"queries": {"hooks.test": {"udp": 3, "tcp": 1}, "other.test": {"udp": 1, "tcp": 0}},
-                 "by_transport": {"udp": 4, "tcp": 1}, "total": 5}, report)
+                 "by_transport": {"udp": 4, "tcp": 1}, "total": 5, "max_held": 0}, report)
+
+
+def check_max_held(gate: Gate) -> None:
+    """max_held counts the slow answers held at once: three asked together are 3, three asked one
+    after another 1 (the count dns loop-not-stopped reads to see lookups overlap)."""
+    import concurrent.futures
+    with Server.script("dns_stub.py", "--zone", "slow.test=slow:300:a:127.0.0.9") as stub:
+        with concurrent.futures.ThreadPoolExecutor(3) as pool:
+            list(pool.map(lambda _: udp(stub.port, "slow.test"), range(3)))
+        together = stub.stop()["max_held"]
+    with Server.script("dns_stub.py", "--zone", "slow.test=slow:300:a:127.0.0.9") as stub:
+        for _ in range(3):
+            udp(stub.port, "slow.test")
+        one_by_one = stub.stop()["max_held"]
+    gate.expect("max_held_counts_answers_held_together", 3, together)
+    gate.expect("max_held_of_answers_one_after_another", 1, one_by_one)
 
 
 def check_zone_file_and_wildcard(gate: Gate, folder: Path) -> None:
@@ -267,6 +283,7 @@ def main() -> int:
                 check_case(gate, name, fn, stub.port)
     if not args.only:
         check_report(gate)
+        check_max_held(gate)
         with tempfile.TemporaryDirectory() as folder:
             check_zone_file_and_wildcard(gate, Path(folder))
         check_bad_usage(gate)
