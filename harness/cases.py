@@ -49,7 +49,7 @@ from .record import SKIP, Difference, Record
 from .rows import RowError, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
-from . import loop
+from . import crossings, loop
 
 PLACEHOLDER = re.compile(r"\{([a-z0-9]+)\}")
 ENV_WORD = re.compile(r"[A-Z][A-Z0-9_]*=")
@@ -451,10 +451,19 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means "
                                                       "(default: the one --tlsnb was built in)")
         p.add_argument("--update", action="store_true", help="with --client: record where it differs")
+        p.add_argument("--sample", nargs="+", metavar="CASE", default=[],
+                       help="the default gate's sample: only these rows, unless the crossing's inputs changed "
+                            "since its last green whole run (harness/crossings.py), then every row")
         if extra:
             extra(p)
     ns = gate_args(doc, flags)
     prog = Path(sys.argv[0]).name
+    room = crossings.room_of(ns.client) if ns.rows.resolve() == default_rows.resolve() else None
+    whole = crossings.whole_reason(name, room) if room and name in crossings.GATE_INPUTS else None
+    if ns.sample and not ns.only:
+        print(f"{name} {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
+              f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
+        ns.only = [] if whole else ns.sample
     try:
         rows = load_cases(ns.rows)
     except RowError as e:
@@ -494,4 +503,7 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         rerun += ["--client", ns.client]
     gate = Gate(name if profile.reference else f"{name} {profile.name}")
     run_cases(gate, lab, rows, ns.only, rerun, update=ns.update)
-    return gate.finish()
+    rc = gate.finish()
+    if rc == 0 and room and name in crossings.GATE_INPUTS and not ns.only and not ns.update:
+        crossings.record_green(name, room, f"{gate.passed} passed, {gate.skipped} skipped, every row")
+    return rc

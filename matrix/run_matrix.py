@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Optional
 
 from matrix.crossing import SKIP, client_record, write_results
-from harness import Gate, HarnessError, bad_input, gate_args, rerun_line, run_client
+from harness import Gate, HarnessError, bad_input, crossings, gate_args, rerun_line, run_client
 from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
 from harness.record import Record
@@ -298,8 +298,9 @@ def parse_args() -> argparse.Namespace:
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means "
                                                       "(default: the one --tlsnb was built in)")
         p.add_argument("--cell-timeout", type=float, default=30, help="seconds a cell may take (then killed)")
-        p.add_argument("--sample", action="store_true", help="only the first two rows of every group "
-                                                              "(ignored when TLSLAB_FULL=1)")
+        p.add_argument("--sample", action="store_true", help="only the first two rows of every group, "
+                              "unless the crossing's inputs changed since its last green whole run (harness/crossings.py) "
+                              "or TLSLAB_FULL=1")
     args = gate_args(__doc__.split("\n")[0], extra)
     if args.list:
         return args
@@ -316,7 +317,9 @@ def main() -> int:
         rows = RowFile(args.file, Path(args.certs or "."), names,
                        require_expectations=not (args.update and not args.client))
         selected = rows.select(args.rows + args.only)
-        if args.sample and not (args.rows or args.only) and os.environ.get("TLSLAB_FULL") != "1":
+        room = crossings.room_of(args.client) if args.file.resolve() == (HERE / "rows.toml").resolve() else None
+        whole = crossings.whole_reason("matrix", room) if args.sample and room else None
+        if args.sample and not (args.rows or args.only) and not whole:
             selected = sample(selected)
         if args.list:
             print("\n".join(row.name for row in selected))
@@ -325,7 +328,14 @@ def main() -> int:
         record_file = None if client.reference else client_record(client, {r.name for r in rows.rows}, names)
     except (RowError, UnknownOutcome, OSError, ClientError) as e:
         bad_input("run_matrix.py", e)
-    return Matrix(args, names, rows, client, record_file).run(selected)
+    if args.sample:
+        print(f"matrix {room}: {'whole: ' + whole if whole else 'sampled (the first two rows of every group): its inputs are as at its last green whole run'}",
+              flush=True)
+    matrix = Matrix(args, names, rows, client, record_file)
+    rc = matrix.run(selected)
+    if rc == 0 and room and not args.update and not (args.rows or args.only) and len(selected) == len(rows.rows):
+        crossings.record_green("matrix", room, f"{len(selected)} rows, {len(matrix.observations)} cells green")
+    return rc
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate, HarnessError, OpensslServer, bad_input, choose_seed, rerun_line, run_client
+from harness import Gate, HarnessError, OpensslServer, bad_input, choose_seed, crossings, rerun_line, run_client
 from harness.args import default_work
 from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, all_clients, find_client, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
@@ -101,9 +101,12 @@ class Pkits:
     """One run: the tests, the clients, their records, the tally."""
 
     def __init__(self, args, suite: Suite, tests: dict[str, PkitsTest], selected: list[PkitsTest],
-                 clients: list[Profile], names: OutcomeNames):
+                 clients: list[Profile], names: OutcomeNames, whole: Optional[set[str]] = None):
         self.args, self.suite, self.tests, self.selected, self.clients, self.names = \
             args, suite, tests, selected, clients, names
+        # with --sample: the clients asked every test (the others, the sample's only); None: every client every test
+        self.whole, self.sample = whole, None if whole is None else {t.test for t in selected if t.sampled}
+        self.failed: set[str] = set()      # clients with a FAIL this run
         self.gate, self.lock = Gate("pkits"), threading.Lock()
         self.work = Path(args.work)
         self.records = {c.name: client_record(c, set(tests)) for c in clients}
@@ -134,23 +137,37 @@ class Pkits:
             obs.outcome, obs.text = self.names.name(a.get("stage", "?"), int(a.get("detail", 0))), a.get("detail_text", "")
         return obs
 
+    def asked(self, t: PkitsTest) -> list[Profile]:
+        """The clients this run asks T: every one, or with --sample the whole crossings' and, for a test
+        of the sample, the rest."""
+        if self.whole is None:
+            return self.clients
+        return [c for c in self.clients if c.name in self.whole or t.test in self.sample]
+
     def run_test(self, t: PkitsTest) -> list[Observation]:
         unit = self.prepared[t.ee]
         served, files = unit.served, unit.files
+        clients = self.asked(t)
         if unit.unservable:
-            return [Observation(t, c, not_asked=unit.unservable) for c in self.clients]
+            return [Observation(t, c, not_asked=unit.unservable) for c in clients]
         env = seclevel_env(files.leaf.parent / f"seclevel0.{threading.get_ident()}.cnf", 0) \
             if served.ee.key_type == "dsa" else None
         try:
             peer = OpensslServer(server_argv(served, files), env=env, hold_stdin=True)
         except HarnessError as e:
-            return [Observation(t, c, problem=f"openssl s_server did not start: {e}") for c in self.clients]
+            return [Observation(t, c, problem=f"openssl s_server did not start: {e}") for c in clients]
         try:
-            return [self.ask(t, c, files, peer.port) for c in self.clients]
+            return [self.ask(t, c, files, peer.port) for c in clients]
         finally:
             peer.stop()
 
     def judge(self, obs: Observation) -> None:
+        failed = self.gate.failed
+        self.judge_one(obs)
+        if self.gate.failed != failed:
+            self.failed.add(obs.client.name)
+
+    def judge_one(self, obs: Observation) -> None:
         t, client = obs.test, obs.client
         case = f"{t.test} {client.name}"
         rerun = rerun_line(__file__, "--tlsnb", self.args.tlsnb, "--client", client.name, t.test)
@@ -206,7 +223,14 @@ class Pkits:
         self.write_results(tally)
         if self.args.update:
             self.update()
-        return self.gate.finish()
+        rc = self.gate.finish()
+        for client in self.clients:   # a whole crossing held: the digest of its inputs, for the next default gate
+            room = crossings.room_of(client.name)
+            if room and client.name not in self.failed and not self.args.update and \
+                    (self.whole is None and not self.args.tests or self.whole and client.name in self.whole):
+                mine = [o for o in self.observations if o.client is client]
+                crossings.record_green("pkits", room, f"{len(mine)} tests, {sum(not o.not_asked for o in mine)} asked")
+        return rc
 
     def write_results(self, tally: Tally) -> None:
         """The run's cells for the results page (clients/results_page.py): work/results.json."""
@@ -239,9 +263,28 @@ def check_time(selected: list[PkitsTest], prepared: dict[str, Prepared]) -> None
                                         f"under faketime (apt's faketime) inside the suite's validity")
 
 
-def choose(tests: dict[str, PkitsTest], args, clients: list[Profile]) -> list[PkitsTest]:
+def whole_crossings(args, clients: list[Profile]) -> Optional[set[str]]:
+    """With --sample: the clients asked every test, each with its reason printed (the reference always:
+    the whole suite costs it about as much as one client's sample; a client under test where its inputs
+    changed since its last green whole run, harness/crossings.py); None without --sample."""
+    if not args.sample or args.tests:
+        return None
+    whole = set()
+    for c in clients:
+        room = crossings.room_of(c.name)
+        why = "the reference: cheap enough to ask every test" if c.reference else \
+            crossings.whole_reason("pkits", room) if room else None
+        print(f"pkits {c.name}: " + (f"whole: {why}" if why else "sampled: its inputs are as at its last green whole run"),
+              flush=True)
+        if why:
+            whole.add(c.name)
+    return whole
+
+
+def choose(tests: dict[str, PkitsTest], args, clients: list[Profile], whole: Optional[set[str]] = None) -> list[PkitsTest]:
     """The tests asked, or a seeded sample of --sample among those some client can be given the
-    settings of (a variant nobody can be asked is SKIPs only), or all; an invalid test brings its control."""
+    settings of (a variant nobody can be asked is SKIPs only), or all; an invalid test brings its control.
+    WHOLE: clients asked every test (every test is then selected; the sample's are marked t.sampled)."""
     unknown = [a for a in args.tests if a not in tests]
     if unknown:
         bad_input("pkits_gate", f"{unknown[0]}: not a test of pkits/tests.tsv (--list)")
@@ -252,10 +295,14 @@ def choose(tests: dict[str, PkitsTest], args, clients: list[Profile]) -> list[Pk
         seed = choose_seed(args.seed)
         picked = set(random.Random(seed).sample(askable, min(args.sample, len(askable))))
     picked |= {tests[p].control for p in picked if not tests[p].valid}
+    for t in tests.values():
+        t.sampled = t.test in picked
+    if whole:   # a crossing run whole needs every test
+        picked = set(tests)
     selected = [t for t in tests.values() if t.test in picked]
     if args.sample and not args.tests:
-        print(f"sample: {len(selected)} tests ({args.sample} drawn among the {len(askable)} some client can be asked, "
-              f"and their controls): {' '.join(t.test for t in selected)}\n"
+        print(f"sample: {sum(t.sampled for t in selected)} tests ({args.sample} drawn among the {len(askable)} some client can be asked, "
+              f"and their controls): {' '.join(t.test for t in selected if t.sampled)}\n"
               f"sample: rerun it: {rerun_line(__file__, '--tlsnb', args.tlsnb, '--sample', args.sample, '--seed', seed)}",
               flush=True)
     return selected
@@ -322,12 +369,13 @@ def main() -> int:
         if not os.access(args.tlsnb, os.X_OK):
             raise ClientError(f"tlsnb not executable at {args.tlsnb!r}")
         clients = clients_of(args)
-        selected = choose(tests, args, clients)
+        whole = whole_crossings(args, clients)
+        selected = choose(tests, args, clients, whole)
         if args.list:   # --sample N --list: the sample this tree draws (and its controls)
-            return list_tests(selected)
+            return list_tests([t for t in selected if t.sampled])
         Path(args.work).mkdir(parents=True, exist_ok=True)
         (Path(args.work) / "anchor.pem").write_text(pem(suite.anchor.der, "CERTIFICATE"))
-        gate = Pkits(args, suite, tests, selected, clients, names)
+        gate = Pkits(args, suite, tests, selected, clients, names, whole)
     except (SuiteError, RowError, UnknownOutcome, ClientError, PathError, OSError) as e:
         bad_input("pkits_gate", e)
     return gate.run()

@@ -1,0 +1,85 @@
+"""harness/crossings.py held: a crossing is sampled only while its inputs are as at its last green whole run.
+
+    /usr/bin/python3 -m harness.tests.test_crossings
+
+Each case builds a small tree of its own (a client room, a row file, client/), records a green whole
+run there and changes one file: a change to the room, to the gate's rows or (for the reference) to
+client/ makes the crossing whole again; a change anywhere else, or to another gate's rows, does not.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .. import crossings
+from ..gate import Gate
+
+
+def tree(top: Path) -> Path:
+    for rel, text in {"clients/go/profile.toml": "name = 'go'\n", "clients/go/hostile.toml": "# record\n",
+                      "clients/tlsnb/profile.toml": "name = 'tlsnb'\n", "hostile/hostile.tsv": "case\n",
+                      "hostile/peer.py": "", "hostile/tls13.py": "", "hostile/tls12.py": "",
+                      "pkits/tests.tsv": "test\n", "matrix/rows.toml": "", "certs/pki.toml": "",
+                      "client/loop.cc": "int x;\n", "servers/other.py": "", "harness/.keep": ""}.items():
+        (top / rel).parent.mkdir(parents=True, exist_ok=True)
+        (top / rel).write_text(text)
+    return top
+
+
+def after(change: str, gate: str, client: str) -> bool:
+    """Whether the crossing is whole after a green whole run and CHANGE (a path whose content changes)."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = tree(Path(folder))
+        crossings.record_green(gate, client, "a figure", root)
+        if crossings.whole_reason(gate, client, root) is not None:
+            raise AssertionError("a crossing just recorded green is whole")
+        if change:
+            target = root / change
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(target.read_text() + "# changed\n" if target.exists() else "new\n")
+        return crossings.whole_reason(gate, client, root) is not None
+
+
+CASES = [  # (case, the path changed, gate, client, whole after it)
+    ("nothing-changed",          "",                          "hostile", "go",    False),
+    ("its-record",               "clients/go/hostile.toml",   "hostile", "go",    True),
+    ("a-new-file-in-its-room",   "clients/go/adapter.go",     "hostile", "go",    True),
+    ("its-rows",                 "hostile/hostile.tsv",       "hostile", "go",    True),
+    ("its-peer",                 "hostile/peer.py",           "hostile", "go",    True),
+    ("another-gates-rows",       "pkits/tests.tsv",           "hostile", "go",    False),
+    ("another-room",             "clients/tlsnb/profile.toml", "hostile", "go",   False),
+    ("client-for-a-client",      "client/loop.cc",            "pkits",   "go",    False),
+    ("client-for-the-reference", "client/loop.cc",            "pkits",   "tlsnb", True),
+    ("a-bytecode-cache",         "clients/go/__pycache__/x.pyc", "hostile", "go", False),
+    ("somewhere-else",           "servers/other.py",          "hostile", "go",    False),
+]
+
+
+def main() -> int:
+    gate = Gate("harness_crossings")
+    only = sys.argv[1:]
+    for name, change, g, client, whole in CASES:
+        if only and name not in only:
+            continue
+        try:
+            got = after(change, g, client)
+        except Exception as e:   # a case that crashes is a failure, not a stack trace
+            gate.check(name, False, f"{type(e).__name__}: {e}")
+            continue
+        gate.check(name, got == whole, f"{g}:{client} after a change to {change or 'nothing'}: "
+                                       f"{'whole' if got else 'sampled'}, expected {'whole' if whole else 'sampled'}")
+    with tempfile.TemporaryDirectory() as folder:   # never recorded: whole, and it says why
+        root = tree(Path(folder))
+        why = crossings.whole_reason("matrix", "go", root) or ""
+        gate.check("never-recorded", "no green whole run" in why, why)
+        os.environ["TLSLAB_FULL"] = "1"
+        crossings.record_green("matrix", "go", "a figure", root)
+        gate.check("full-asked", crossings.whole_reason("matrix", "go", root) == "asked (--full)", "TLSLAB_FULL=1")
+        del os.environ["TLSLAB_FULL"]
+    return gate.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
