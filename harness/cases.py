@@ -225,7 +225,7 @@ class Cell:
                 self.values[kind] = str(peers[kind].port)
         return peers
 
-    def run_once(self, exp_text: str, controls: dict[str, Run]) -> tuple[list[str], Run, dict]:
+    def run_once(self, exp_text: str, controls: dict[str, Run], held_to: str = "") -> tuple[list[str], Run, dict]:
         settings = {} if self.row.shim.strip() == "-" else \
             dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
         counts_loop = parse(PLACEHOLDER.sub("0", exp_text)).counts_loop()
@@ -250,7 +250,8 @@ class Cell:
             exp = parse(self.expand(exp_text))
             trace.unlink(missing_ok=True)
             run = run_client(self.lab.client, args, env=env, preload=self.lab.io_shim if shimmed else None,
-                             timeout=time_limit(exp, self.lab.timeout), max_fds=limits[-1] if limits else None,
+                             timeout=time_limit(parse(self.expand(held_to)) if held_to and held_to != SKIP else exp,
+                                                self.lab.timeout), max_fds=limits[-1] if limits else None,
                              stdin_closed=STDIN_WORD in given, wrapper=loop.strace_wrapper(trace) if traced else None)
         reports = {name: peer.report for name, peer in peers.items()}
         shim = read_report(report, IO_TAG) if shimmed else None
@@ -272,11 +273,11 @@ class Cell:
         """Whether an LD_PRELOAD shim sees the client's I/O (the reference's does)."""
         return self.lab.profile is None or self.lab.profile.shim_sees_io
 
-    def run(self, exp_text: str, controls: dict[str, Run]) -> tuple[list[str], str, Optional[Run], dict]:
+    def run(self, exp_text: str, controls: dict[str, Run], held_to: str = "") -> tuple[list[str], str, Optional[Run], dict]:
         """(problems, figures, the run, its reports): one run, never repeated (a race is a row to
         make deterministic, not one to run until it holds). CONTROLS: the runs its cpu<K*CASE terms name."""
         try:
-            problems, run, reports = self.run_once(exp_text, controls)
+            problems, run, reports = self.run_once(exp_text, controls, held_to)
         except HarnessError as e:
             return [f"harness: {e}"], "", None, {}
         if problems:
@@ -360,7 +361,9 @@ class CaseRunner:
         if why:
             print(f"  ({case_id} runs now: {why})", flush=True)
         cell = Cell(lab, row, transport)
-        problems, figs, run, reports = cell.run(judged, controls)
+        # killed past the time of what the client is held to (its record's line, or skip: the default),
+        # not the reference's: --update judges the row's line, but a client recorded slower must finish
+        problems, figs, run, reports = cell.run(judged, controls, exp_text)
         self.runs[case_id] = run
         if self.update and run is not None:
             self.observed[case_id] = observe(row.expect, run, reports, cell.expand, controls)
