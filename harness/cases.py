@@ -100,7 +100,7 @@ def load_cases(path: Path) -> list[CaseRow]:
             exp = parse(PLACEHOLDER.sub("0", r.expect))
         except ExpectError as e:
             raise RowError(f"{r.where}: {r.case}: {e}") from e
-        check_timing(r, exp, {x.case: x for x in rows})
+        check_timing(r, exp)
         if r.control != "-" and r.control not in names:
             raise RowError(f"{r.where}: {r.case}: control {r.control!r} is not a case of {path.name}")
         if exp.failure() and r.control == "-":
@@ -112,19 +112,8 @@ def load_cases(path: Path) -> list[CaseRow]:
 DEADLINE_FLAGS = ("--deadline-ms", "--dns-timeout-ms")
 
 
-def check_timing(r: CaseRow, exp: Expectation, by_name: dict[str, CaseRow]) -> None:
-    """A timing term's control is a case of the file with a cell for every transport of R's; a
-    wall<S bound sits beside a deadline R gives the client (a bound on its own is machine speed)."""
-    for case in exp.controls():
-        control = by_name.get(case)
-        if control is None:
-            raise RowError(f"{r.where}: {r.case}: cpu<K*{case}: {case} is not a case of this file")
-        if control is r:
-            raise RowError(f"{r.where}: {r.case}: cpu<K*{case}: a case cannot be its own control")
-        mine, theirs = set(r.transports.split()), set(control.transports.split())
-        if not mine <= theirs:
-            raise RowError(f"{r.where}: {r.case}: cpu<K*{case}: {case} runs on {control.transports}, "
-                           f"not on every transport of this row ({r.transports})")
+def check_timing(r: CaseRow, exp: Expectation) -> None:
+    """A wall<S bound sits beside a deadline R gives the client (a bound on its own is machine speed)."""
     if any(op == "<" for op, _ in exp.wall) and not any(f in r.client.split() for f in DEADLINE_FLAGS):
         raise RowError(f"{r.where}: {r.case}: wall<S without a deadline given to the client "
                        f"({' or '.join(DEADLINE_FLAGS)}): bound the wall only beside the time it must keep")
@@ -225,7 +214,7 @@ class Cell:
                 self.values[kind] = str(peers[kind].port)
         return peers
 
-    def run_once(self, exp_text: str, controls: dict[str, Run], held_to: str = "") -> tuple[list[str], Run, dict]:
+    def run_once(self, exp_text: str, held_to: str = "") -> tuple[list[str], Run, dict]:
         settings = {} if self.row.shim.strip() == "-" else \
             dict(item.split("=", 1) for item in self.row.shim.replace("{seed}", str(self.lab.seed)).split())
         counts_loop = parse(PLACEHOLDER.sub("0", exp_text)).counts_loop()
@@ -262,7 +251,7 @@ class Cell:
             reports["loop"] = counted
         if unsupported(run):
             return [], run, reports
-        problems = judge(exp, run, reports, controls)
+        problems = judge(exp, run, reports)
         if shimmed and not run.signal and not (shim and shim.get("active")):
             problems.append("shim inactive: " + ("no report written" if shim is None else "it saw no socket call"))
         if traced and not run.signal and not (counted and counted["waits"]):
@@ -273,11 +262,11 @@ class Cell:
         """Whether an LD_PRELOAD shim sees the client's I/O (the reference's does)."""
         return self.lab.profile is None or self.lab.profile.shim_sees_io
 
-    def run(self, exp_text: str, controls: dict[str, Run], held_to: str = "") -> tuple[list[str], str, Optional[Run], dict]:
+    def run(self, exp_text: str, held_to: str = "") -> tuple[list[str], str, Optional[Run], dict]:
         """(problems, figures, the run, its reports): one run, never repeated (a race is a row to
-        make deterministic, not one to run until it holds). CONTROLS: the runs its cpu<K*CASE terms name."""
+        make deterministic, not one to run until it holds)."""
         try:
-            problems, run, reports = self.run_once(exp_text, controls, held_to)
+            problems, run, reports = self.run_once(exp_text, held_to)
         except HarnessError as e:
             return [f"harness: {e}"], "", None, {}
         if problems:
@@ -321,9 +310,7 @@ def skip_reason(lab: CaseLab, row: CaseRow, case_id: str) -> Optional[str]:
 
 
 class CaseRunner:
-    """Runs the selected cells of ROWS, each once, in the file's order; a cell whose timing terms
-    compare with a control's run (cpu<K*CASE) has that control's cell run first, if it has not
-    run yet, whether or not it was selected (its verdict is printed like any other's)."""
+    """Runs the selected cells of ROWS, each once, in the file's order: no cell's verdict reads another's run."""
 
     def __init__(self, gate: Gate, lab: CaseLab, rows: list[CaseRow], rerun: list[str], update: bool):
         self.gate, self.lab, self.rows, self.rerun, self.update = gate, lab, rows, rerun, update
@@ -334,18 +321,7 @@ class CaseRunner:
     def expectation(self, row: CaseRow, case_id: str) -> tuple[str, Optional[Difference]]:
         return self.lab.record.expected(case_id, row.expect) if self.lab.record else (row.expect, None)
 
-    def controls(self, row: CaseRow, case_id: str, transport: Optional[str], exp_text: str) -> dict[str, Run]:
-        """The runs of the controls EXP_TEXT's timing terms name, each cell run first where it has not run."""
-        found = {}
-        for case in (parse(PLACEHOLDER.sub("0", exp_text)).controls() if exp_text != SKIP else []):
-            control_id = f"{case}/{transport}" if transport else case
-            if control_id not in self.runs:
-                self.cell(self.by_name[case], control_id, transport, why=f"the control {case_id} compares with")
-            if self.runs.get(control_id) is not None:
-                found[case] = self.runs[control_id]
-        return found
-
-    def cell(self, row: CaseRow, case_id: str, transport: Optional[str], why: str = "") -> None:
+    def cell(self, row: CaseRow, case_id: str, transport: Optional[str]) -> None:
         """One cell: skipped, or run once and judged; its line, then its figures or the rerun line."""
         lab, gate = self.lab, self.gate
         self.runs[case_id] = None
@@ -357,16 +333,13 @@ class CaseRunner:
             gate.check(case_id, False, f"{diff.where}: the difference is recorded without a reason: write kind and why")
             return
         judged = row.expect if self.update or exp_text == SKIP else exp_text
-        controls = self.controls(row, case_id, transport, judged)
-        if why:
-            print(f"  ({case_id} runs now: {why})", flush=True)
         cell = Cell(lab, row, transport)
         # killed past the time of what the client is held to (its record's line, or skip: the default),
         # not the reference's: --update judges the row's line, but a client recorded slower must finish
-        problems, figs, run, reports = cell.run(judged, controls, exp_text)
+        problems, figs, run, reports = cell.run(judged, exp_text)
         self.runs[case_id] = run
         if self.update and run is not None:
-            self.observed[case_id] = observe(row.expect, run, reports, cell.expand, controls)
+            self.observed[case_id] = observe(row.expect, run, reports, cell.expand)
         if run is not None and unsupported(run):
             line = (run.stderr.strip().splitlines() or ["exit 89"])[-1]
             if exp_text == SKIP or self.update:
@@ -400,14 +373,14 @@ def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], re
     CaseRunner(gate, lab, rows, rerun, update).all(only)
 
 
-def observe(reference: str, run: Run, reports: dict, expand, controls: Optional[dict] = None) -> Optional[str]:
+def observe(reference: str, run: Run, reports: dict, expand) -> Optional[str]:
     """What a client showed, in the expect grammar, or None when it held the reference's line:
     `skip` for exit 89, else its outcome counts and signal, and every other term of the
     reference's line that held for it (the terms that did not hold are left out). EXPAND binds
     the placeholders as the run bound them."""
     if unsupported(run):
         return SKIP
-    if not judge(parse(expand(reference)), run, reports, controls):
+    if not judge(parse(expand(reference)), run, reports):
         return None
     terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]
     if run.signal:
@@ -415,7 +388,7 @@ def observe(reference: str, run: Run, reports: dict, expand, controls: Optional[
     for term in reference.split():
         if OUTCOME_TERM.match(term) or term.startswith(("signal=", "exit=")):
             continue
-        if not judge(parse(expand(term)), run, reports, controls):
+        if not judge(parse(expand(term)), run, reports):
             terms.append(term)
     return " ".join(terms)
 
