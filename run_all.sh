@@ -8,9 +8,9 @@
 #                                /usr/bin/python3 -m harness.lab_gate --build-dir build --list-labels)
 #   ./run_all.sh --setup-only    install, configure and build; then `ctest --test-dir build`
 #   ./run_all.sh --full          every crossing whole (label full too: every matrix row for every client)
-#   ./run_all.sh --stress N      the gate N times beside a one-core CPU hog (stress-ng), then a table
-#                                of every test that failed in any run, with its count
-#   ./run_all.sh --profile       after the run, the slowest tests and gate rows
+#   ./run_all.sh --stress N [--stress-cores K]   the gate N times beside K CPU hogs (stress-ng --cpu K,
+#                                default 1), then every test that failed in any run, with its count
+#   ./run_all.sh --profile       after the run, the slowest tests, the tests by CPU-seconds, the slowest rows
 #   ./run_all.sh --full --label clients --label full --tests '_go$'
 #                                every crossing over one client under test, uncut (CTest's -R; --exclude is -E)
 #   ./run_all.sh --client PROFILE   one client under test alone (clients/README.md): its crossed gates;
@@ -31,7 +31,10 @@ die() { echo "run_all.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --label|--stress) [ $# -ge 2 ] || die "$1: missing value"; GATE_ARGS+=("$1" "$2"); shift 2 ;;
+    --label) [ $# -ge 2 ] || die "$1: missing value"; GATE_ARGS+=("$1" "$2"); shift 2 ;;
+    --stress|--stress-cores) [ $# -ge 2 ] || die "$1: missing value"
+      [[ $2 =~ ^[0-9]+$ && $((10#$2)) -ge 1 ]] || die "$1: '$2' is not a whole number of at least 1"
+      GATE_ARGS+=("$1" "$2"); shift 2 ;;
     --full|--profile|--exclude-clients) GATE_ARGS+=("$1"); shift ;;
     --tests|--exclude) [ $# -ge 2 ] || die "$1: missing value"; GATE_ARGS+=("$1" "$2"); shift 2 ;;
     --setup-only) SETUP_ONLY=1; shift ;;
@@ -40,6 +43,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
+case " ${GATE_ARGS[*]} " in *" --stress-cores "*) case " ${GATE_ARGS[*]} " in *" --stress "*) ;;
+  *) die "--stress-cores K: only with --stress N" ;; esac ;; esac
 
 # --- set-up: Debian packages --------------------------------------------------------------
 PACKAGES=(cmake ninja-build pkg-config clang-14 libclang-rt-14-dev libssl-dev openssl libgtest-dev

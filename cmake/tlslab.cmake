@@ -36,6 +36,11 @@ file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 # `harness`, with no PYTHONPATH and no link; by hand, the same command from the root.
 # TLSLAB_GATE_TEST names the test: with TLSLAB_JUNIT_DIR set, the gate's JUnit file is named for it,
 # and its scratch folder is TLSLAB_WORK/<name> (harness/args.py).
+# A command that starts with ${Python3_EXECUTABLE} runs it through BUILD/harness/cpu_meter/python3
+# (harness/cpu_meter.c): Debian's interpreter, exec'd as it is, unless TLSLAB_CPU_DIR is set
+# (harness/lab_gate.py sets it), then the CPU-seconds of the gate's whole process tree are written
+# to TLSLAB_CPU_DIR/<name>.json. The command keeps its shape (`.../python3 -m MODULE ...`), which
+# mutants/ and unit harness_gate_lists read from CTest. Any other command runs as given (not measured).
 function(tlslab_gate)
   cmake_parse_arguments(G "" "NAME;TIMEOUT;CORES;COST" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
@@ -43,6 +48,11 @@ function(tlslab_gate)
   endif()
   if(NOT G_CORES)
     set(G_CORES 1)
+  endif()
+  list(GET G_COMMAND 0 program)
+  if(program STREQUAL Python3_EXECUTABLE AND "harness" IN_LIST TLSLAB_FOLDERS)
+    list(REMOVE_AT G_COMMAND 0)
+    list(PREPEND G_COMMAND $<TARGET_FILE:tlslab_cpu_meter>)
   endif()
   add_test(NAME ${G_NAME} COMMAND ${G_COMMAND})
   set_tests_properties(${G_NAME} PROPERTIES
