@@ -49,7 +49,7 @@ case " ${GATE_ARGS[*]} " in *" --stress-cores "*) case " ${GATE_ARGS[*]} " in *"
 # --- set-up: Debian packages --------------------------------------------------------------
 PACKAGES=(cmake ninja-build pkg-config clang-14 libclang-rt-14-dev libssl-dev openssl libgtest-dev
           libc-ares-dev libidn2-dev valgrind gdb iproute2 util-linux python3 python3-trustme python3-dnslib
-          python3-cryptography python3-cryptography-vectors python3-yaml stress-ng   # -vectors: NIST's PKITS (pkits/)
+          python3-cryptography python3-cryptography-vectors python3-yaml stress-ng strace   # -vectors: NIST's PKITS (pkits/); strace: the loop counted for Go (harness/loop.py)
           gcovr llvm-14   # gcovr: coverage/coverage.py only (gcc's gcov); llvm-14: the sanitizers' llvm-symbolizer
           python3-uvloop libcurl4-openssl-dev libgnutls28-dev golang-go nodejs libmbedtls-dev libwolfssl-dev libboost-dev)   # the clients under test
 missing=()
