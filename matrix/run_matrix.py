@@ -129,7 +129,7 @@ def observe(cell: Cell, client: Profile, rows: RowFile, port: int, names: Outcom
     obs.tls_version = a.get("tls_version") or None
     if obs.outcome.startswith("handshake/X509_V_ERR_") and client.reference:
         obs.depth = a.get("verify_depth")
-    if (run.rc == 0) != (obs.outcome == "ok"):
+    if run.rc != (0 if obs.outcome == "ok" else 1):   # the contract's exit: 0 every attempt ok, 1 any not
         obs.problem = f"{client.name}: exit {run.rc} disagrees with outcome {obs.outcome}"
     return obs
 

@@ -134,7 +134,13 @@ class Pkits:
                            f"attempts={len(run.attempts)} stderr={run.stderr.strip()[-200:]}")
         else:
             a = run.attempts[0]
-            obs.outcome, obs.text = self.names.name(a.get("stage", "?"), int(a.get("detail", 0))), a.get("detail_text", "")
+            try:
+                obs.outcome, obs.text = self.names.name(a["stage"], int(a["detail"])), a.get("detail_text", "")
+            except (KeyError, TypeError, ValueError):
+                obs.problem = f"{client.name}: attempt line without a stage and an integer detail: {a}"
+                return obs
+            if run.rc != (0 if obs.outcome == "ok" else 1):   # the contract's exit: 0 every attempt ok, 1 any not
+                obs.problem = f"{client.name}: exit {run.rc} disagrees with outcome {obs.outcome}"
         return obs
 
     def asked(self, t: PkitsTest) -> list[Profile]:
