@@ -6,7 +6,8 @@ crossing's whole green run writes, to harness/last_full.toml, the digest of its 
 room: adapter, profile, records; the gate's row files; for the reference, client/ too), and the
 default gate runs whole every crossing whose inputs no longer have that digest. A change to an
 adapter, a profile, a record or a row file is then judged on every row it can reach, in the first
-run after it; a crossing nobody touched keeps its sample. `./run_all.sh --full` runs them all whole
+run after it; a crossing nobody touched keeps its sample (another gate's record in the same room,
+or its README, is not this crossing's input). `./run_all.sh --full` runs them all whole
 and leaves the file written for a commit.
 
     /usr/bin/python3 -m harness.crossings            # every crossing: whole or sampled in the next gate, and why
@@ -33,6 +34,8 @@ GATE_INPUTS = {
     "pkits": ["pkits/tests.tsv"],
 }
 REFERENCE = "tlsnb"
+# A room's records, one file a gate (harness/record.py): a crossing rests on its own gate's, not on the others'.
+RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known")
 
 
 def inputs(gate: str, client: str) -> list[str]:
@@ -41,10 +44,16 @@ def inputs(gate: str, client: str) -> list[str]:
     return paths + (["client"] if client == REFERENCE else [])
 
 
-def digest(paths: list[str], root: Path = ROOT) -> str:
-    """The hash of the paths and contents of every file under PATHS (caches and bytecode left out)."""
+def not_an_input(path: Path, gate: str) -> bool:
+    """A file of a room that no verdict of GATE's crossing reads: another gate's record, the room's README."""
+    return path.name == "README.md" or (path.suffix == ".toml" and path.stem in RECORDS and path.stem != gate)
+
+
+def digest(paths: list[str], root: Path = ROOT, gate: str = "") -> str:
+    """The hash of the paths and contents of every file under PATHS (caches and bytecode left out, and
+    with GATE the room's files its crossing does not read)."""
     h = hashlib.sha256()
-    for f in sorted(f for rel in paths for f in files_under(root / rel)):
+    for f in sorted(f for rel in paths for f in files_under(root / rel) if not (gate and not_an_input(f, gate))):
         name = f.relative_to(root).as_posix().encode()
         body = f.read_bytes()
         h.update(b"%d:%s%d:" % (len(name), name, len(body)) + body)
@@ -100,7 +109,7 @@ def whole_reason(gate: str, client: str, root: Path = ROOT) -> Optional[str]:
         return "asked (--full)"
     path = root / RECORD.relative_to(ROOT)
     entry = load(path).get("crossing", {}).get(key(gate, client))
-    now = digest(inputs(gate, client), root)
+    now = digest(inputs(gate, client), root, gate)
     if entry is None:
         return f"no green whole run recorded in {path.relative_to(root)}"
     if entry.get("inputs") != now:
@@ -112,7 +121,7 @@ def whole_reason(gate: str, client: str, root: Path = ROOT) -> Optional[str]:
 def record_green(gate: str, client: str, figures: str, root: Path = ROOT) -> None:
     """A whole run of the crossing held every row: its inputs' digest, the date, the tree and its figures."""
     path = root / RECORD.relative_to(ROOT)
-    now = digest(inputs(gate, client), root)
+    now = digest(inputs(gate, client), root, gate)
     with open(path, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)        # gates run side by side: one writer at a time
         f.seek(0)
