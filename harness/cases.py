@@ -160,6 +160,8 @@ def check_expect(got: object) -> None:
     if not isinstance(got, str):
         raise ValueError("got must be a line of the expect grammar, or skip")
     if got != SKIP:
+        if not got.strip():
+            raise ValueError("an empty got holds for any run that is not killed: record what was seen (--update)")
         parse(PLACEHOLDER.sub("0", got))
 
 
@@ -385,6 +387,8 @@ def observe(reference: str, run: Run, reports: dict, expand) -> Optional[str]:
     terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]
     if run.signal:
         terms.append(f"signal={signal_name(run.signal)}")
+    elif run.rc not in (0, 1) or any(t.startswith("exit=") for t in reference.split()):
+        terms.append(f"exit={run.rc}")   # an exit the outcomes do not say (2: a refusal before any attempt)
     for term in reference.split():
         if OUTCOME_TERM.match(term) or term.startswith(("signal=", "exit=")):
             continue
