@@ -13,16 +13,14 @@ reason does not count. mutants/mutants.toml's judge mutants prove that each case
 """
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from ..cases import load_cases
 from ..expect import ExpectError, judge, parse
-from ..gate import Gate
+from . import selftest
 from ..rows import RowError
 from ..runs import Run
 
@@ -435,29 +433,7 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", nargs="*", default=[], help="run only these cases (case ids, or forms: every case of one)")
-    p.add_argument("--list", action="store_true", help="print the case ids, run nothing")
-    ns = p.parse_args()
-    gate = Gate("harness_judge")
-    with tempfile.TemporaryDirectory(prefix="harness_judge.") as tmp:
-        cases = all_cases(Path(tmp))
-        if ns.list:
-            print("\n".join(case for _, case, _ in cases))
-            return 0
-        unknown = [o for o in ns.only if o not in {c for _, c, _ in cases} | {f for f, _, _ in cases}]
-        if unknown:
-            print(f"test_judge: --only {unknown[0]}: no such case or form (--list)", file=sys.stderr)
-            return 2
-        chosen = [(f, c, t) for f, c, t in cases if not ns.only or f in ns.only or c in ns.only]
-        for _, case, thunk in chosen:
-            try:
-                ok, detail = thunk()
-            except Exception as e:  # a judge that blows up is a failure with its reason, not a stack trace
-                ok, detail = False, f"raised {e!r}"
-            gate.check(case, ok, detail)
-    print(f"harness_judge: {len(chosen)} cases over {len({f for f, _, _ in chosen})} forms", flush=True)
-    return gate.finish()
+    return selftest.run("harness_judge", __doc__, lambda ns, tmp: all_cases(tmp))
 
 
 if __name__ == "__main__":

@@ -17,18 +17,16 @@ mutants/mutants.toml's `lab_gate_*` rows prove the cases bite. No CTest is run.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from ..ctest import Test
-from ..gate import Gate
+from . import selftest
 from ..lab_gate import Run, attach_cpu, cpu_figures, junit_results, label_rows, print_summary, verdict_line
 
 METER = "/b/harness/cpu_meter/python3"   # a metered test's command starts so (tlslab_gate)
@@ -244,29 +242,7 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", nargs="*", default=[], help="run only these cases (case ids, or forms: every case of one)")
-    p.add_argument("--list", action="store_true", help="print the case ids, run nothing")
-    ns = p.parse_args()
-    gate = Gate("harness_lab_gate")
-    with tempfile.TemporaryDirectory(prefix="harness_lab_gate.") as tmp:
-        cases = all_cases(Path(tmp))
-        if ns.list:
-            print("\n".join(case for _, case, _ in cases))
-            return 0
-        unknown = [o for o in ns.only if o not in {c for _, c, _ in cases} | {f for f, _, _ in cases}]
-        if unknown:
-            print(f"test_lab_gate: --only {unknown[0]}: no such case or form (--list)", file=sys.stderr)
-            return 2
-        chosen = [(f, c, t) for f, c, t in cases if not ns.only or f in ns.only or c in ns.only]
-        for _, name, thunk in chosen:
-            try:
-                ok, detail = thunk()
-            except Exception as e:  # a reading that blows up is a failure with its reason, not a stack trace
-                ok, detail = False, f"raised {e!r}"
-            gate.check(name, ok, detail)
-    print(f"harness_lab_gate: {len(chosen)} cases over {len({f for f, _, _ in chosen})} forms", flush=True)
-    return gate.finish()
+    return selftest.run("harness_lab_gate", __doc__, lambda ns, tmp: all_cases(tmp))
 
 
 if __name__ == "__main__":

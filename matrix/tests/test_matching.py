@@ -14,18 +14,17 @@ compared, a depth or version not looked at) turns the matrix green silently: eac
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import sys
-import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Optional
 
 from harness.clients import Profile
-from harness.gate import Gate
+from harness.tests import selftest
+from harness.tests.selftest import Captured, fails, held_to, passes, skips
 from harness.outcomes import STAGES, OutcomeNames
 from harness.record import toml_value
 from harness.rows import RowError
@@ -45,22 +44,6 @@ UNKNOWN_CA = "handshake/SSL_R_TLSV1_ALERT_UNKNOWN_CA"
 
 # ---- what the judge is shown ---------------------------------------------------------------------
 
-class Captured(Gate):
-    """The gate a Matrix judges into: its verdicts kept, nothing printed, no TLSLAB_FAIL_FAST exit
-    (a FAIL is what half of these cases must see)."""
-
-    def __init__(self):
-        super().__init__("captured")
-        self.seen: list[tuple[str, str, str]] = []   # (PASS|FAIL|SKIP, case, detail)
-
-    def check(self, case: str, ok: bool, detail: str = "") -> bool:
-        self.seen.append(("PASS" if ok else "FAIL", case, detail))
-        return ok
-
-    def skip(self, case: str, why: str) -> None:
-        self.seen.append(("SKIP", case, why))
-
-
 @dataclass
 class Seen:
     """An observed cell: OUTCOME (a name, or skip), and what observe() would have kept beside it."""
@@ -79,18 +62,6 @@ class Case:
     diff: Optional[dict] = None        # the client's [[difference]] for the row (got, kind, why); None: none
     client: str = "reference"          # reference | probe (a client under test)
     cell: tuple = ("bio", "1.3", "lab")  # transport, version, server
-
-
-def passes(word: str = "") -> tuple[str, str]:
-    return ("PASS", word)
-
-
-def fails(word: str) -> tuple[str, str]:
-    return ("FAIL", word)
-
-
-def skips(word: str) -> tuple[str, str]:
-    return ("SKIP", word)
 
 
 def profile(name: str, room: Path) -> Profile:
@@ -139,28 +110,11 @@ def observation(row: Row, case: Case, names: OutcomeNames) -> Observation:
     return obs
 
 
-def verdict_of(m: Matrix) -> tuple[str, str]:
-    if len(m.gate.seen) != 1:
-        return "NONE", f"{len(m.gate.seen)} verdicts for one cell: {m.gate.seen}"
-    verdict, _, detail = m.gate.seen[0]
-    return verdict, detail
-
-
-def held_to(verdict: tuple[str, str], got: tuple[str, str]) -> tuple[bool, str]:
-    """The cell's verdict is VERDICT's, and its line says VERDICT's word (the right reason)."""
-    want, word = verdict
-    if got[0] != want:
-        return False, f"expected {want}{' saying ' + repr(word) if word else ''}, got {got[0]}: {got[1][:200]}"
-    if word not in got[1]:
-        return False, f"{got[0]} without {word!r}: {got[1][:200]}"
-    return True, f"{got[0]}: {got[1][:160]}"
-
-
 def judged(case: Case, names: OutcomeNames, folder: Path) -> tuple[bool, str]:
     m, row = matrix_for(case, names, folder)
     with contextlib.redirect_stdout(io.StringIO()):
         m.judge(observation(row, case, names), "RERUN")
-    return held_to(case.verdict, verdict_of(m))
+    return held_to(case.verdict, m.gate.only("cell"))
 
 
 # ---- every form of the matching ------------------------------------------------------------------
@@ -372,7 +326,7 @@ def observed(client: str, fields: dict, run: Run, verdict: tuple[str, str], name
         run_matrix.run_client = real
     with contextlib.redirect_stdout(io.StringIO()):
         m.judge(obs, "RERUN")
-    return held_to(verdict, verdict_of(m))
+    return held_to(verdict, m.gate.only("cell"))
 
 
 # ---- running them --------------------------------------------------------------------------------
@@ -392,32 +346,11 @@ def all_cases(names: OutcomeNames, folder: Path) -> list[tuple[str, str, object]
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", nargs="*", default=[], help="run only these cases (case ids, or forms: every case of one)")
-    p.add_argument("--list", action="store_true", help="print the case ids, run nothing")
-    p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
-                   help="the OpenSSL headers (outcome names)")
-    ns = p.parse_args()
-    gate = Gate("matrix_matching")
-    with tempfile.TemporaryDirectory(prefix="matrix_matching.") as tmp:
-        cases = all_cases(OutcomeNames(ns.openssl_include), Path(tmp))
-        if ns.list:
-            print("\n".join(case for _, case, _ in cases))
-            return 0
-        unknown = [o for o in ns.only if o not in {c for _, c, _ in cases} | {f for f, _, _ in cases}]
-        if unknown:
-            print(f"test_matching: --only {unknown[0]}: no such case or form (--list)", file=sys.stderr)
-            return 2
-        chosen = [(f, c, t) for f, c, t in cases if not ns.only or f in ns.only or c in ns.only]
-        for _, case, thunk in chosen:
-            try:
-                ok, detail = thunk()
-            except Exception as e:  # a judge that blows up is a failure with its reason, not a stack trace
-                ok, detail = False, f"raised {e!r}"
-            gate.check(case, ok, detail)
-    print(f"matrix_matching: {len(chosen)} cases over {len({f for f, _, _ in chosen})} forms, "
-          f"on cells built in the file, no client run", flush=True)
-    return gate.finish()
+    def flags(p) -> None:
+        p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
+                       help="the OpenSSL headers (outcome names)")
+    return selftest.run("matrix_matching", __doc__, lambda ns, tmp: all_cases(OutcomeNames(ns.openssl_include), tmp), flags,
+                        ", on cells built in the file, no client run")
 
 
 if __name__ == "__main__":

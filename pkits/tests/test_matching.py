@@ -15,18 +15,17 @@ suite is read.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Optional
 
 from harness.clients import Profile
-from harness.gate import Gate
+from harness.tests import selftest
+from harness.tests.selftest import Captured, fails, held_to, passes, skips
 from harness.outcomes import OutcomeNames
 from harness.record import toml_value
 from harness.rows import RowError
@@ -50,22 +49,6 @@ TESTS = {t.test: t for t in (VALID, INVALID)}
 
 # ---- what the judge is shown ---------------------------------------------------------------------
 
-class Captured(Gate):
-    """The gate a Pkits run judges into: its verdicts kept, nothing printed, no TLSLAB_FAIL_FAST exit
-    (a FAIL is what half of these cases must see)."""
-
-    def __init__(self):
-        super().__init__("captured")
-        self.seen: list[tuple[str, str, str]] = []   # (PASS|FAIL|SKIP, case, detail)
-
-    def check(self, case: str, ok: bool, detail: str = "") -> bool:
-        self.seen.append(("PASS" if ok else "FAIL", case, detail))
-        return ok
-
-    def skip(self, case: str, why: str) -> None:
-        self.seen.append(("SKIP", case, why))
-
-
 @dataclass
 class Case:
     test: PkitsTest
@@ -74,18 +57,6 @@ class Case:
     diff: Optional[dict] = None       # the client's [[difference]] for the test (got, kind, why); None: none
     problem: str = ""
     not_asked: str = ""
-
-
-def passes(word: str = "") -> tuple[str, str]:
-    return ("PASS", word)
-
-
-def fails(word: str) -> tuple[str, str]:
-    return ("FAIL", word)
-
-
-def skips(word: str) -> tuple[str, str]:
-    return ("SKIP", word)
 
 
 def profile(room: Path) -> Profile:
@@ -109,30 +80,13 @@ def pkits_for(test: PkitsTest, diff: Optional[dict], folder: Path) -> tuple[Pkit
     return run, client
 
 
-def verdict(run: Pkits) -> tuple[str, str]:
-    if len(run.gate.seen) != 1:
-        return "NONE", f"{len(run.gate.seen)} verdicts for one answer: {run.gate.seen}"
-    v, _, detail = run.gate.seen[0]
-    return v, detail
-
-
-def held_to(want: tuple[str, str], got: tuple[str, str]) -> tuple[bool, str]:
-    """The answer's verdict is WANT's, and its line says WANT's word (the right reason)."""
-    v, word = want
-    if got[0] != v:
-        return False, f"expected {v}{' saying ' + repr(word) if word else ''}, got {got[0]}: {got[1][:200]}"
-    if word not in got[1]:
-        return False, f"{got[0]} without {word!r}: {got[1][:200]}"
-    return True, f"{got[0]}: {got[1][:160]}"
-
-
 def judged(case: Case, folder: Path) -> tuple[bool, str]:
     run, client = pkits_for(case.test, case.diff, folder)
     obs = Observation(case.test, client, outcome=case.outcome, text="the client's text", problem=case.problem,
                       not_asked=case.not_asked)
     with contextlib.redirect_stdout(io.StringIO()):
         run.judge(obs)
-    return held_to(case.verdict, verdict(run))
+    return held_to(case.verdict, run.gate.only("answer"))
 
 
 # ---- every form of the matching ------------------------------------------------------------------
@@ -288,7 +242,7 @@ def asked(test: PkitsTest, diff: Optional[dict], run: Run, want: tuple[str, str]
         pkits_gate.run_client = real
     with contextlib.redirect_stdout(io.StringIO()):
         gate.judge(obs)
-    return held_to(want, verdict(gate))
+    return held_to(want, gate.gate.only("answer"))
 
 
 # ---- running them --------------------------------------------------------------------------------
@@ -307,32 +261,11 @@ def all_cases(names: OutcomeNames, folder: Path) -> list[tuple[str, str, object]
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", nargs="*", default=[], help="run only these cases (case ids, or forms: every case of one)")
-    p.add_argument("--list", action="store_true", help="print the case ids, run nothing")
-    p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
-                   help="the OpenSSL headers (outcome names)")
-    ns = p.parse_args()
-    gate = Gate("pkits_matching")
-    with tempfile.TemporaryDirectory(prefix="pkits_matching.") as tmp:
-        cases = all_cases(OutcomeNames(ns.openssl_include), Path(tmp))
-        if ns.list:
-            print("\n".join(case for _, case, _ in cases))
-            return 0
-        unknown = [o for o in ns.only if o not in {c for _, c, _ in cases} | {f for f, _, _ in cases}]
-        if unknown:
-            print(f"test_matching: --only {unknown[0]}: no such case or form (--list)", file=sys.stderr)
-            return 2
-        chosen = [(f, c, t) for f, c, t in cases if not ns.only or f in ns.only or c in ns.only]
-        for _, case, thunk in chosen:
-            try:
-                ok, detail = thunk()
-            except Exception as e:  # a judge that blows up is a failure with its reason, not a stack trace
-                ok, detail = False, f"raised {e!r}"
-            gate.check(case, ok, detail)
-    print(f"pkits_matching: {len(chosen)} cases over {len({f for f, _, _ in chosen})} forms, "
-          f"on answers built in the file, no client run", flush=True)
-    return gate.finish()
+    def flags(p) -> None:
+        p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
+                       help="the OpenSSL headers (outcome names)")
+    return selftest.run("pkits_matching", __doc__, lambda ns, tmp: all_cases(OutcomeNames(ns.openssl_include), tmp), flags,
+                        ", on answers built in the file, no client run")
 
 
 if __name__ == "__main__":
