@@ -316,8 +316,6 @@ class CaseRunner:
 
     def __init__(self, gate: Gate, lab: CaseLab, rows: list[CaseRow], rerun: list[str], update: bool):
         self.gate, self.lab, self.rows, self.rerun, self.update = gate, lab, rows, rerun, update
-        self.by_name = {r.case: r for r in rows}
-        self.runs: dict[str, Optional[Run]] = {}      # case id -> its run (None: it did not run)
         self.observed: dict[str, Optional[str]] = {}
 
     def expectation(self, row: CaseRow, case_id: str) -> tuple[str, Optional[Difference]]:
@@ -326,7 +324,6 @@ class CaseRunner:
     def cell(self, row: CaseRow, case_id: str, transport: Optional[str]) -> None:
         """One cell: skipped, or run once and judged; its line, then its figures or the rerun line."""
         lab, gate = self.lab, self.gate
-        self.runs[case_id] = None
         if reason := skip_reason(lab, row, case_id):
             gate.skip(case_id, reason)
             return
@@ -339,7 +336,6 @@ class CaseRunner:
         # killed past the time of what the client is held to (its record's line, or skip: the default),
         # not the reference's: --update judges the row's line, but a client recorded slower must finish
         problems, figs, run, reports = cell.run(judged, exp_text)
-        self.runs[case_id] = run
         if self.update and run is not None:
             self.observed[case_id] = observe(row.expect, run, reports, cell.expand)
         if run is not None and unsupported(run):
@@ -362,7 +358,7 @@ class CaseRunner:
     def all(self, only: list[str]) -> None:
         for row in self.rows:
             for case_id, transport in row.crossed(self.lab.transports):
-                if (only and case_id not in only and row.case not in only) or case_id in self.runs:
+                if only and case_id not in only and row.case not in only:
                     continue
                 self.cell(row, case_id, transport)
         if self.update and self.lab.record is not None:
@@ -439,8 +435,8 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     ns = gate_args(doc, flags)
     prog = Path(sys.argv[0]).name
     room = crossings.room_of(ns.client) if ns.rows.resolve() == default_rows.resolve() else None
-    whole = crossings.whole_reason(name, room) if room and name in crossings.GATE_INPUTS else None
-    if ns.sample and not ns.only:
+    if ns.sample and not ns.only:   # the digest of its inputs only where a sample may stand for the crossing
+        whole = crossings.whole_reason(name, room) if room and name in crossings.GATE_INPUTS else None
         print(f"{name} {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
               f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
         ns.only = [] if whole else ns.sample

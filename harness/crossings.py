@@ -24,6 +24,7 @@ import tomllib
 from pathlib import Path
 from typing import Optional
 
+from .gate import git_output
 from .layout import ROOT
 
 RECORD = ROOT / "harness" / "last_full.toml"
@@ -72,15 +73,9 @@ def files_under(top: Path) -> list[Path]:
 
 def tree() -> str:
     """The commit the run was made on (and + where the work tree differs), for a person reading the record."""
-    import subprocess
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=30).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return "?"
-    return (head or "?") + ("+" if dirty else "")
+    head = git_output(ROOT, "rev-parse", "--short", "HEAD")
+    dirty = git_output(ROOT, "status", "--porcelain", "--untracked-files=no")
+    return (head.decode().strip() if head else "?") + ("+" if dirty and dirty.strip() else "")
 
 
 def load(path: Path = RECORD) -> dict:

@@ -121,7 +121,7 @@ def tree_seed(root: Path = ROOT) -> tuple[int, str]:
     the paths and contents of the files under ROOT but build*/, .git and __pycache__ (what running
     Python writes)."""
     digest = hashlib.sha256()
-    tree, diff = _git(root, "rev-parse", "HEAD^{tree}"), _git(root, "diff", "--binary", "--no-color",
+    tree, diff = git_output(root, "rev-parse", "HEAD^{tree}"), git_output(root, "diff", "--binary", "--no-color",
                                                              "--no-ext-diff", "--no-textconv", "HEAD")
     if tree is not None and diff is not None:
         digest.update(b"git\0" + tree.strip() + b"\0" + diff)
@@ -138,7 +138,7 @@ def tree_seed(root: Path = ROOT) -> tuple[int, str]:
     return int.from_bytes(digest.digest()[:8], "big") % (2**31 - 1) + 1, source
 
 
-def _git(root: Path, *args: str) -> Optional[bytes]:
+def git_output(root: Path, *args: str) -> Optional[bytes]:
     """git's stdout, or None where ROOT is no checkout (or git is missing or refuses it)."""
     try:
         proc = subprocess.run(["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

@@ -22,7 +22,6 @@ and a term that reads them fails as a missing key, never holds by default).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from pathlib import Path
 from typing import Optional
 
@@ -44,9 +43,9 @@ def strace_wrapper(path: Path) -> list[str]:
             "-e", "trace=" + ",".join(WAITS + IO)]
 
 
-# `PID name(args) = RET ...`, `PID name(args <unfinished ...>`, `PID <... name resumed>...) = RET ...`
-CALL = re.compile(r"^(\d+)\s+(?:<\.\.\. (\w+) resumed>.*|(\w+)\(.*?)(?:= (-?\d+|\?)|<unfinished \.\.\.>)")
-RESULT = re.compile(r"= (-?\d+)")
+# `PID name(args) = RET [ERRNO (text)]`, `PID name(args <unfinished ...>`, `PID <... name resumed>...) = RET`
+CALL = re.compile(r"^(\d+)\s+(?:<\.\.\. (\w+) resumed>|(\w+)\()")
+RESULT = re.compile(r" = (-?\d+)(?: E\w+ \(.*\))?$")
 
 
 def from_strace(path: Path) -> Optional[dict]:
@@ -57,24 +56,20 @@ def from_strace(path: Path) -> Optional[dict]:
     except FileNotFoundError:
         return None
     counts = dict.fromkeys(("waits", "idle_waits", "progress", "loop_threads"), 0)
-    woke: dict[str, bool] = defaultdict(bool)   # thread -> its last wake-up has made no progress yet
-    looping: set[str] = set()
+    woke: dict[str, bool] = {}   # a thread that waits -> its last wake-up has made no progress yet
     for line in lines:
         m = CALL.match(line)
-        if not m or line.rstrip().endswith("<unfinished ...>"):
+        if not m or line.endswith("<unfinished ...>"):
             continue                          # a call's first half: its result comes with `resumed`
         tid, name = m[1], m[2] or m[3]
-        r = RESULT.search(line[line.rfind(")"):]) if ")" in line else None
-        ret = int(r[1]) if r else None
         if name in WAITS:
-            if tid not in looping:
-                looping.add(tid)
+            if tid not in woke:
                 counts["loop_threads"] += 1
-            if woke[tid]:
-                counts["idle_waits"] += 1
+            counts["idle_waits"] += woke.get(tid, False)
             counts["waits"] += 1
             woke[tid] = True
-        elif name in IO and ret is not None and (ret > 0 or (ret == 0 and name in RECEIVES)):
+        elif name in IO and (r := RESULT.search(line)) and (int(r[1]) > 0 or (r[1] == "0" and name in RECEIVES)):
             counts["progress"] += 1
-            woke[tid] = False
+            if tid in woke:
+                woke[tid] = False
     return counts

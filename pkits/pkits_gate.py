@@ -101,11 +101,12 @@ class Pkits:
     """One run: the tests, the clients, their records, the tally."""
 
     def __init__(self, args, suite: Suite, tests: dict[str, PkitsTest], selected: list[PkitsTest],
-                 clients: list[Profile], names: OutcomeNames, whole: Optional[set[str]] = None):
+                 clients: list[Profile], names: OutcomeNames, whole: Optional[set[str]] = None,
+                 sample: Optional[set[str]] = None):
         self.args, self.suite, self.tests, self.selected, self.clients, self.names = \
             args, suite, tests, selected, clients, names
         # with --sample: the clients asked every test (the others, the sample's only); None: every client every test
-        self.whole, self.sample = whole, None if whole is None else {t.test for t in selected if t.sampled}
+        self.whole, self.sample = whole, sample
         self.failed: set[str] = set()      # clients with a FAIL this run
         self.gate, self.lock = Gate("pkits"), threading.Lock()
         self.work = Path(args.work)
@@ -287,10 +288,12 @@ def whole_crossings(args, clients: list[Profile]) -> Optional[set[str]]:
     return whole
 
 
-def choose(tests: dict[str, PkitsTest], args, clients: list[Profile], whole: Optional[set[str]] = None) -> list[PkitsTest]:
+def choose(tests: dict[str, PkitsTest], args, clients: list[Profile],
+           whole: Optional[set[str]] = None) -> tuple[list[PkitsTest], set[str]]:
     """The tests asked, or a seeded sample of --sample among those some client can be given the
     settings of (a variant nobody can be asked is SKIPs only), or all; an invalid test brings its control.
-    WHOLE: clients asked every test (every test is then selected; the sample's are marked t.sampled)."""
+    WHOLE: clients asked every test (every test is then selected). Returns the selected tests and the
+    sample's (every selected one without --sample)."""
     unknown = [a for a in args.tests if a not in tests]
     if unknown:
         bad_input("pkits_gate", f"{unknown[0]}: not a test of pkits/tests.tsv (--list)")
@@ -301,17 +304,14 @@ def choose(tests: dict[str, PkitsTest], args, clients: list[Profile], whole: Opt
         seed = choose_seed(args.seed)
         picked = set(random.Random(seed).sample(askable, min(args.sample, len(askable))))
     picked |= {tests[p].control for p in picked if not tests[p].valid}
-    for t in tests.values():
-        t.sampled = t.test in picked
-    if whole:   # a crossing run whole needs every test
-        picked = set(tests)
-    selected = [t for t in tests.values() if t.test in picked]
+    sample = [t for t in tests.values() if t.test in picked]
+    selected = list(tests.values()) if whole else sample   # a crossing run whole needs every test
     if args.sample and not args.tests:
-        print(f"sample: {sum(t.sampled for t in selected)} tests ({args.sample} drawn among the {len(askable)} some client can be asked, "
-              f"and their controls): {' '.join(t.test for t in selected if t.sampled)}\n"
+        print(f"sample: {len(sample)} tests ({args.sample} drawn among the {len(askable)} some client can be asked, "
+              f"and their controls): {' '.join(t.test for t in sample)}\n"
               f"sample: rerun it: {rerun_line(__file__, '--tlsnb', args.tlsnb, '--sample', args.sample, '--seed', seed)}",
               flush=True)
-    return selected
+    return selected, {t.test for t in sample}
 
 
 def list_tests(tests) -> int:
@@ -376,12 +376,12 @@ def main() -> int:
             raise ClientError(f"tlsnb not executable at {args.tlsnb!r}")
         clients = clients_of(args)
         whole = whole_crossings(args, clients)
-        selected = choose(tests, args, clients, whole)
+        selected, sample = choose(tests, args, clients, whole)
         if args.list:   # --sample N --list: the sample this tree draws (and its controls)
-            return list_tests([t for t in selected if t.sampled])
+            return list_tests([t for t in selected if t.test in sample])
         Path(args.work).mkdir(parents=True, exist_ok=True)
         (Path(args.work) / "anchor.pem").write_text(pem(suite.anchor.der, "CERTIFICATE"))
-        gate = Pkits(args, suite, tests, selected, clients, names, whole)
+        gate = Pkits(args, suite, tests, selected, clients, names, whole, sample)
     except (SuiteError, RowError, UnknownOutcome, ClientError, PathError, OSError) as e:
         bad_input("pkits_gate", e)
     return gate.run()
