@@ -121,6 +121,8 @@ def record_green(gate: str, client: str, figures: str, root: Path = ROOT) -> Non
         fcntl.flock(f, fcntl.LOCK_EX)        # gates run side by side: one writer at a time
         f.seek(0)
         data = tomllib.loads(f.read())
+        if data.get("crossing", {}).get(key(gate, client), {}).get("inputs") == now:
+            return   # its inputs' last green whole run is recorded already: the file stays as committed
         data.setdefault("crossing", {})[key(gate, client)] = {
             "inputs": now, "date": datetime.date.today().isoformat(), "tree": tree(), "figures": figures}
         f.seek(0)
