@@ -59,8 +59,9 @@ SCENARIOS: dict[str, str] = {
                            "(written from inside its read), then the rest",
     "tls12-renegotiation-mismatch": "tls12-renegotiation with a wrong renegotiation_info in the second ServerHello (RFC 5746)",
     "tls12-no-renegotiation-info": "a TLS 1.2 ServerHello without renegotiation_info (a legacy server)",
-    "tls12-renegotiation-mid-request": "a HelloRequest as soon as the request's first record is in, while the client "
-                                       "is still sending its body (seed 004: data queued when a renegotiation starts); "
+    "tls12-renegotiation-mid-request": "a HelloRequest once the request's first record is in and more of it waits "
+                                       "unread behind it (up to 2 s), while the client is still sending its body "
+                                       "(seed 004: data queued when a renegotiation starts); "
                                        "the peer then reads nothing for 300 ms so the client's writes back up, takes "
                                        "the body's records wherever they fall, and checks the body (--verify-body-seed)",
     "rst-after-request": "the handshake, the client's request read, then RST instead of a response",
