@@ -25,7 +25,8 @@ from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, _IPv6C
 from typing import Callable
 
 from harness import Gate
-from fuzz.judge_oracle import TABLE as TABLE4, compare_answers, dump, edges as edges4, oracle as oracle4, begin
+from fuzz.judge_oracle import (TABLE as TABLE4, Piecewise, begin, compare_answers, dump, edges as edges4,
+                               module_networks as module_networks4, oracle as oracle4, pieces4)
 
 # The IPv6 blocks the lab refuses (IANA IPv6 special-purpose registry, the deprecated
 # site-local block, multicast), written from the registry: the client's table must agree.
@@ -65,6 +66,11 @@ def isatap_v4(value: int) -> IPv4Address | None:
     return IPv4Address(iid & 0xFFFFFFFF) if iid >> 32 in (0x5EFE, 0x02005EFE) else None
 
 
+def isatap_int(value: int) -> int | None:
+    """isatap_v4 as a number."""
+    return value & 0xFFFFFFFF if (value & (2 ** 64 - 1)) >> 32 in (0x5EFE, 0x02005EFE) else None
+
+
 # Where the lab refuses what the module calls global, and why: every disagreement is one of
 # these (name, the networks or a rule, why). Looked up only where the two disagree.
 EXCEPTIONS: list[tuple[str, list[str] | Callable[[int], bool], str]] = [
@@ -98,19 +104,39 @@ EXCEPTION_NETS = Prefixes([n for _, nets, _ in EXCEPTIONS if isinstance(nets, li
 EXCEPTION_RULES = [(name, rule) for name, rule, _ in EXCEPTIONS if not isinstance(rule, list)]
 
 
-def lab_rule(value: int) -> bool:
+class Module:
+    """The module's verdicts the oracle asks: IPv6 is_global and the IPv4 oracle (ISATAP's embedded
+    address). Asked of the module itself (the edges, the embeddings, the answers), or by the module's
+    pieces (judge_oracle.Piecewise: the 2,000,000 random addresses)."""
+
+    def __init__(self, by_pieces: bool = False) -> None:
+        self.global6: Callable[[int], bool] = lambda v: IPv6Address(v).is_global
+        self.special4: Callable[[int], bool] = lambda v: oracle4(IPv4Address(v))
+        if by_pieces:   # is_global of a mapped address is its IPv4 address's: those networks' edges too
+            mapped = [IPv6Network(f"::ffff:{n.network_address}/{96 + n.prefixlen}") for n in module_networks4()]
+            self.global6 = Piecewise(module_networks() + mapped, self.global6, 2 ** 128)
+            self.special4 = pieces4()
+
+    def note(self) -> str:
+        return "; ".join(f"{what}: {f.note()}" for what, f in (("IPv6 is_global", self.global6),
+                                                                 ("IPv4", self.special4)) if isinstance(f, Piecewise))
+
+
+MODULE = Module()
+
+
+def lab_rule(value: int, module: Module = MODULE) -> bool:
     """The lab's rule, read from TABLE: public only inside 2000::/3, outside every block, no special ISATAP IPv4."""
     if value >> 125 != 1 or TABLE_PREFIXES.find(value) is not None:
         return True
-    v4 = isatap_v4(value)
-    return v4 is not None and oracle4(v4)
+    v4 = isatap_int(value)
+    return v4 is not None and module.special4(v4)
 
 
-def oracle(addr: IPv6Address, explained: dict[str, int]) -> tuple[bool, str]:
+def oracle(value: int, explained: dict[str, int], module: Module = MODULE) -> tuple[bool, str]:
     """The lab's verdict, and an error unless the module agrees or an exception explains why not."""
-    value = int(addr)
-    special = lab_rule(value)
-    if special == (not addr.is_global):
+    special = lab_rule(value, module)
+    if special == (not module.global6(value)):
         return special, ""
     if not special:
         return special, "the module calls it not global, the lab's table public"
@@ -167,18 +193,21 @@ def text_of(value: int) -> str:
 
 
 def compare_addresses(gate: Gate, binary: str, case: str, values: list[int], note: str,
-                      explained: dict[str, int], why: bool = False) -> None:
-    addrs = [IPv6Address(v) for v in values]
+                      explained: dict[str, int], why: bool = False, module: Module = MODULE) -> None:
     texts = [text_of(v) for v in values]
     verdicts = dump(binary, texts, why=why)
     wrong, special = [], 0
-    for addr, text, line in zip(addrs, texts, verdicts):
-        expected, error = oracle(addr, explained)
+    for value, text, line in zip(values, texts, verdicts):
+        try:
+            expected, error = oracle(value, explained, module)
+        except AssertionError as e:   # the module's pieces are not its answers (judge_oracle.Piecewise)
+            gate.check(case, False, str(e))
+            return
         special += expected
         verdict, _, reason = line.partition("\t")
         if error or (verdict == "refused 0") != expected:
             wrong.append(f"{text}: judge says {line}, oracle says {'special' if expected else 'public'} {error}")
-        elif why and expected and (error := reason_error(addr, reason)):
+        elif why and expected and (error := reason_error(IPv6Address(value), reason)):
             wrong.append(f"{text}: {error}")
     if len(verdicts) != len(texts):
         wrong.append(f"{len(verdicts)} verdicts for {len(texts)} addresses")
@@ -238,14 +267,17 @@ def main() -> int:
                       f"(9 embeddings of {len(v4s)} IPv4 addresses at the IPv4 table's edges), reasons checked",
                       explained, why=True)
     rng = random.Random(args.seed)
+    module = Module(by_pieces=True)
     compare_addresses(gate, args.dump, "random", random_addresses(rng, args.random),
-                      f"seeded random (seed {args.seed})", explained)
+                      f"seeded random (seed {args.seed}), the module asked once per piece of its networks",
+                      explained, module=module)
+    print(f"  random: the module's {module.note()}")
     pool = [str(IPv6Address(v)) for v in table_edges + embedded[::7]] + [
         str(IPv6Address(1 << 125 | rng.getrandbits(125))) for _ in range(2000)] + [
         str(IPv4Address(rng.getrandbits(32))) for _ in range(1000)] + ["10.0.0.1", "127.0.0.1"]
 
     def special(text: str) -> bool:
-        return oracle(IPv6Address(text), explained)[0] if ":" in text else oracle4(IPv4Address(text))
+        return oracle(int(IPv6Address(text)), explained)[0] if ":" in text else oracle4(IPv4Address(text))
 
     compare_answers(gate, args.dump, rng, pool, 20_000, special, " of both families")
     for name, _, why in EXCEPTIONS:

@@ -28,11 +28,14 @@ from .gate import git_output
 from .layout import ROOT
 
 RECORD = ROOT / "harness" / "last_full.toml"
-# A gate's own inputs beside the client's room (certs/pki.toml makes the matrix's certificates).
+# A gate's own inputs beside the client's room: its rows, and what makes the world its rows describe
+# (certs/pki.toml makes the matrix's certificates; the peers; the I/O shim that injects the faults and
+# counts the loop; the proxy that cuts the wire).
 GATE_INPUTS = {
     "matrix": ["matrix/rows.toml", "certs/pki.toml"],
-    "hostile": ["hostile/hostile.tsv", "hostile/peer.py", "hostile/tls13.py", "hostile/tls12.py"],
+    "hostile": ["hostile/hostile.tsv", "hostile/peer.py", "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
     "pkits": ["pkits/tests.tsv"],
+    "faults": ["faults/faults.tsv", "servers/tls_server.py", "shims/io_shim.c", "proxy"],
 }
 REFERENCE = "tlsnb"
 # A room's records, one file a gate (harness/record.py): a crossing rests on its own gate's, not on the others'.

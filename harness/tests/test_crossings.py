@@ -22,7 +22,9 @@ def tree(top: Path) -> Path:
                       "clients/tlsnb/profile.toml": "name = 'tlsnb'\n", "hostile/hostile.tsv": "case\n",
                       "hostile/peer.py": "", "hostile/tls13.py": "", "hostile/tls12.py": "",
                       "pkits/tests.tsv": "test\n", "matrix/rows.toml": "", "certs/pki.toml": "",
-                      "client/loop.cc": "int x;\n", "servers/other.py": "", "harness/.keep": ""}.items():
+                      "client/loop.cc": "int x;\n", "servers/other.py": "", "harness/.keep": "",
+                      "faults/faults.tsv": "case\n", "servers/tls_server.py": "", "shims/io_shim.c": "",
+                      "proxy/relay_loop.cc": ""}.items():
         (top / rel).parent.mkdir(parents=True, exist_ok=True)
         (top / rel).write_text(text)
     return top
@@ -57,6 +59,14 @@ CASES = [  # (case, the path changed, gate, client, whole after it)
     ("client-for-the-reference", "client/loop.cc",            "pkits",   "tlsnb", True),
     ("a-bytecode-cache",         "clients/go/__pycache__/x.pyc", "hostile", "go", False),
     ("somewhere-else",           "servers/other.py",          "hostile", "go",    False),
+    ("the-fault-rows",           "faults/faults.tsv",         "faults",  "go",    True),
+    ("the-fault-peer",           "servers/tls_server.py",     "faults",  "go",    True),
+    ("the-fault-injector",       "shims/io_shim.c",           "faults",  "go",    True),
+    ("the-loop-counter",         "shims/io_shim.c",           "hostile", "go",    True),
+    ("the-wire-cutter",          "proxy/relay_loop.cc",       "faults",  "go",    True),
+    ("another-gates-peer",       "hostile/peer.py",           "faults",  "go",    False),
+    ("its-fault-record",         "clients/go/faults.toml",    "faults",  "go",    True),
+    ("its-hostile-record",       "clients/go/hostile.toml",   "faults",  "go",    False),
 ]
 
 
