@@ -337,7 +337,8 @@ class CaseRunner:
         # not the reference's: --update judges the row's line, but a client recorded slower must finish
         problems, figs, run, reports = cell.run(judged, exp_text)
         if self.update and run is not None:
-            self.observed[case_id] = observe(row.expect, run, reports, cell.expand)
+            self.observed[case_id] = observe(row.expect, run, reports, cell.expand,
+                                             exp_text if diff is not None else None)
         if run is not None and unsupported(run):
             line = (run.stderr.strip().splitlines() or ["exit 89"])[-1]
             if exp_text == SKIP or self.update:
@@ -371,13 +372,18 @@ def run_cases(gate: Gate, lab: CaseLab, rows: list[CaseRow], only: list[str], re
     CaseRunner(gate, lab, rows, rerun, update).all(only)
 
 
-def observe(reference: str, run: Run, reports: dict, expand) -> Optional[str]:
+def observe(reference: str, run: Run, reports: dict, expand, recorded: Optional[str] = None) -> Optional[str]:
     """What a client showed, in the expect grammar, or None when it held the reference's line:
     `skip` for exit 89, else its outcome counts and signal, and every other term of the
     reference's line that held for it (the terms that did not hold are left out). EXPAND binds
-    the placeholders as the run bound them."""
+    the placeholders as the run bound them. RECORDED, the line the client's record holds it to,
+    is kept as written while the run still holds it: a race recorded as alternatives (A|B, each
+    observed) is not undone by one run that showed one of them, nor by one that showed the
+    reference's (the matrix's kept() rule)."""
     if unsupported(run):
         return SKIP
+    if recorded and recorded != SKIP and not judge(parse(expand(recorded)), run, reports):
+        return recorded
     if not judge(parse(expand(reference)), run, reports):
         return None
     terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]

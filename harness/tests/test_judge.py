@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..cases import load_cases
+from ..cases import load_cases, observe
 from ..expect import ExpectError, judge, parse
 from . import selftest
 from ..rows import RowError
@@ -424,11 +424,36 @@ def loaded(rows: list[str], verdict: tuple[str, str], folder: Path) -> tuple[boo
     return (True, "") if verdict == LOADS else (False, "loaded: expected a refusal")
 
 
+# ---- what --update writes (harness/cases.py observe) ---------------------------------------------
+
+RACE = "read/104|write/104*1"   # a row's own line for a race it settles neither way
+RECORDED_RACE = "read/104|write/-1*1"   # a client's record of the same race, spelled its way
+# (case, the row's line, the client's recorded line or None, the run, what --update writes: None, no difference)
+OBSERVED = {
+    "observe": [
+        ("race-kept-its-first-side",  RACE, RECORDED_RACE, ran("read/104*1"), RECORDED_RACE),
+        ("race-kept-its-other-side",  RACE, RECORDED_RACE, ran("write/-1*1"), RECORDED_RACE),
+        ("record-no-longer-holds",    RACE, RECORDED_RACE, ran("ok/0*1"),     "ok/0*1"),
+        ("difference-first-seen",     RACE, None,          ran("write/-1*1"), "write/-1*1"),
+        ("reference-held",            RACE, None,          ran("write/104*1"), None),
+        ("skip-recorded-now-runs",    RACE, "skip",        ran("read/104*1"), None),
+        ("terms-that-held-kept",      "ok/0*2 exit=0", None, ran("ok/0*1 handshake/-1*1", rc=1), "handshake/-1*1 ok/0*1 exit=1"),
+    ],
+}
+
+
+def observed(reference: str, recorded: Optional[str], seen: Seen, want: Optional[str]) -> tuple[bool, str]:
+    got = observe(reference, seen.run, seen.reports, lambda text: text, recorded)
+    return got == want, f"--update writes {got!r}, expected {want!r}"
+
+
 def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     """(form, case id, a thunk giving (ok, detail)), in the tables' order."""
     out = [(f, f"{f}/{c}", lambda e=e, s=s, v=v: judged(e, s, v)) for f, rows in JUDGED.items() for c, e, s, v in rows]
     out += [(f, f"{f}/{c}", lambda e=e, v=v: parsed(e, v)) for f, rows in REFUSED.items() for c, e, v in rows]
     out += [(f, f"{f}/{c}", lambda r=r, v=v: loaded(r, v, folder)) for f, rows in LOADED.items() for c, r, v in rows]
+    out += [(f, f"{f}/{c}", lambda e=e, r=r, s=s, w=w: observed(e, r, s, w))
+            for f, rows in OBSERVED.items() for c, e, r, s, w in rows]
     return out
 
 
