@@ -193,8 +193,14 @@ class Pkits:
         elif obs.outcome in NOT_TAKEN:
             if diff is not None and diff.got == obs.outcome:
                 self.gate.skip(case, f"{obs.outcome}: {obs.text} ({diff.kind}: {diff.why})")
+            elif diff is None:
+                self.gate.check(case, False, f"{obs.outcome} ({obs.text}): not taken, and no difference is recorded "
+                                             f"for {t.test} in {client.name}'s pkits.toml (--update writes it)  "
+                                             f"(rerun: {rerun})")
             else:
-                self.gate.check(case, False, f"{obs.outcome} ({obs.text}) recorded nowhere  (rerun: {rerun})")
+                self.gate.check(case, False, f"{obs.outcome} ({obs.text}): not taken, where {diff.where or diff.case} "
+                                             f"records got = {diff.got!r} (the client changed, or the record is stale: "
+                                             f"--update)  (rerun: {rerun})")
         else:
             self.compare(obs, case, diff, nist, rerun)
 
