@@ -121,8 +121,8 @@ def tree_seed(root: Path = ROOT) -> tuple[int, str]:
     the paths and contents of the files under ROOT but build*/, .git and __pycache__ (what running
     Python writes)."""
     digest = hashlib.sha256()
-    tree, diff = git_output(root, "rev-parse", "HEAD^{tree}"), git_output(root, "diff", "--binary", "--no-color",
-                                                             "--no-ext-diff", "--no-textconv", "HEAD")
+    tree = git_output(root, "rev-parse", "HEAD^{tree}")
+    diff = git_output(root, "diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "HEAD")
     if tree is not None and diff is not None:
         digest.update(b"git\0" + tree.strip() + b"\0" + diff)
         source = f"the tree {tree.decode().strip()[:7]}\u2026"

@@ -12,15 +12,14 @@ a 200 with a Content-Length body. Binds port 0, prints `READY <port>`, and on SI
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
 import json
 import os
+import select
 import signal
 import socket
 import struct
 import sys
-import termios
 import threading
 import time
 from collections import Counter
@@ -119,11 +118,6 @@ class Conn:
         """What send() held back, in one write."""
         data, self.cork = bytes(self.cork or b""), None
         self.sock.sendall(data)
-
-    def unparsed(self) -> int:
-        """Bytes the client sent that no record parsed yet: the peer's buffer and the kernel's queue."""
-        queued = struct.unpack("i", fcntl.ioctl(self.sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
-        return len(self.inbuf) + queued
 
     def read_exact(self, n: int) -> bytes:
         while len(self.inbuf) < n:
@@ -518,14 +512,14 @@ class Conn12(Conn):
 
     def request_data_came(self) -> None:
         if self.sc == MID_REQUEST and not self.report_asked_mid:
-            # The HelloRequest goes out once more of the body is already here, unread: those bytes were
-            # sent before the client could see it, so its body is in flight across the HelloRequest
-            # (app_after_hello_request counts them) by construction, not by who wins a race. Sent at
-            # once, a client that read between its first record and its second (curl, beside a loaded
-            # gate) renegotiated before any body record: a row that asked nothing in the middle.
-            deadline = time.monotonic() + BODY_WAIT_S
-            while not self.unparsed() and time.monotonic() < deadline:
-                time.sleep(0.002)
+            # The HelloRequest goes out once more of the body is already here, unread (in the peer's
+            # buffer, or readable in the kernel's): those bytes were sent before the client could see
+            # it, so its body is in flight across the HelloRequest (app_after_hello_request counts
+            # them) by construction, not by who wins a race. Sent at once, a client that read between
+            # its first record and its second (curl, beside a loaded gate) renegotiated before any body
+            # record: a row that asked nothing in the middle.
+            if not self.inbuf:
+                select.select([self.sock], [], [], BODY_WAIT_S)
             self.report_asked_mid = True
             self.send(self.tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"")), "HelloRequest")
             self.awaiting_renegotiation = True
