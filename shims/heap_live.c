@@ -13,17 +13,22 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define LIVE_BITS 16 /* 65,536 slots; tracking stops (and says so) past three quarters: a run the sweep makes
-                      * (one attempt) keeps a few thousand blocks live at most */
+#define LIVE_BITS 16 /* at most 65,536 slots; tracking stops (and says so) past three quarters: a run the sweep
+                      * makes (one attempt) keeps a few thousand blocks live at most */
+#define FIRST_BITS 12 /* the table starts at 4,096 slots and doubles at three quarters full, so a run touches
+                       * the pages its live blocks need (a sweep run: 128 KiB), not 1 MiB of page faults */
 
 struct entry {
   uintptr_t ptr; /* 0: empty */
   size_t size;
 };
 
-/* Two mappings: the stacks (64 bytes a slot) only in stacks mode, so a sizes run touches 1 MiB (4 MiB took 10 ms more of every sweep run: page faults, and the walk at exit). */
+/* Two mappings: the stacks (64 bytes a slot) only in stacks mode. Every page a run touches is a
+ * page fault (about 10 us on this machine kind) and the walk at exit reads every slot: 4 MiB took
+ * 10 ms more of every sweep run, 1 MiB 3 ms more than the 128 KiB a grown table needs. */
 static struct entry *table;
 static void *(*stacks)[LIVE_FRAMES];
+static unsigned bits = FIRST_BITS;
 static size_t used;
 static int overflow;
 static enum live_mode mode;
@@ -36,9 +41,9 @@ static void lock(void) {
 
 static void unlock(void) { __atomic_clear(&spin, __ATOMIC_RELEASE); }
 
-static size_t slot_of(uintptr_t p) { return (size_t)(((uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - LIVE_BITS)); }
+static size_t slot_of(uintptr_t p) { return (size_t)(((uint64_t)(p >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - bits)); }
 
-#define MASK (((size_t)1 << LIVE_BITS) - 1)
+#define MASK (((size_t)1 << bits) - 1)
 
 static void *map(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -46,8 +51,8 @@ static void *map(size_t bytes) {
 }
 
 int live_start(enum live_mode m) {
-  table = map(sizeof(struct entry) << LIVE_BITS);
-  if (table && m == LIVE_STACKS) stacks = map(sizeof *stacks << LIVE_BITS);
+  table = map(sizeof(struct entry) << bits);
+  if (table && m == LIVE_STACKS) stacks = map(sizeof *stacks << bits);
   mode = table && (m != LIVE_STACKS || stacks) ? m : LIVE_OFF;
   if (mode == LIVE_OFF) table = NULL;
   return mode != LIVE_OFF;
@@ -55,10 +60,36 @@ int live_start(enum live_mode m) {
 
 enum live_mode live_mode(void) { return table ? mode : LIVE_OFF; }
 
+/* Twice the slots, every entry put in again (under the lock); 0 when no new mapping could be made. */
+static int grow(void) {
+  struct entry *old = table;
+  void *(*old_stacks)[LIVE_FRAMES] = stacks;
+  size_t old_slots = MASK + 1;
+  struct entry *bigger = map(sizeof(struct entry) << (bits + 1));
+  void *(*bigger_stacks)[LIVE_FRAMES] = stacks ? map(sizeof *stacks << (bits + 1)) : NULL;
+  if (!bigger || (stacks && !bigger_stacks)) {
+    if (bigger) munmap(bigger, sizeof(struct entry) << (bits + 1));
+    return 0;
+  }
+  bits++;
+  table = bigger;
+  stacks = bigger_stacks;
+  for (size_t k = 0; k < old_slots; k++) {
+    if (!old[k].ptr) continue;
+    size_t i = slot_of(old[k].ptr);
+    while (table[i].ptr) i = (i + 1) & MASK;
+    table[i] = old[k];
+    if (stacks) memcpy(stacks[i], old_stacks[k], sizeof stacks[i]);
+  }
+  munmap(old, sizeof(struct entry) * old_slots);
+  if (old_stacks) munmap(old_stacks, sizeof *old_stacks * old_slots);
+  return 1;
+}
+
 void live_add(void *p, size_t size, void *const *stack, int frames) {
   if (!table || !p) return;
   lock();
-  if (used >= (MASK + 1) / 4 * 3) {
+  if (used >= (MASK + 1) / 4 * 3 && (bits == LIVE_BITS || !grow())) {
     overflow = 1;
   } else {
     size_t i = slot_of((uintptr_t)p);

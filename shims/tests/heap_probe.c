@@ -79,6 +79,15 @@ static void nth(void) {
   for (int i = 0; i < 10; i++) free(blocks[i]);
 }
 
+/* LIVE blocks at once (the live table grows from 4,096 slots), KEPT of them (7,777 bytes each)
+ * left at exit, the rest freed: the report must list every kept one. */
+static void many(int live, int left) {
+  static void *blocks[60000];
+  for (int i = 0; i < live; i++) blocks[i] = malloc(i < left ? 7777 : 100 + (size_t)(i % 7));
+  for (int i = left; i < live; i++) free(blocks[i]);
+  printf(" %d", left);
+}
+
 static void openssl(int cleanup) {
   unsigned char out[32];
   unsigned int len = 0;
@@ -103,6 +112,10 @@ int main(int argc, char **argv) {
       printf(" %s", errno == EILSEQ ? "kept" : "changed");
     } else if (!strcmp(s, "nth")) {
       nth();
+    } else if (!strcmp(s, "many")) {
+      many(20000, 100);
+    } else if (!strcmp(s, "flood")) {
+      many(60000, 60000);
     } else if (!strcmp(s, "openssl")) {
       openssl(0);
     } else if (!strcmp(s, "openssl-cleanup")) {

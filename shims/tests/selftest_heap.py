@@ -16,7 +16,7 @@ from typing import Optional
 
 from harness import Gate, verdict
 from harness.rows import require_files
-from harness.shims import HEAP_TAG, REFUSED_EXIT, Probe, heap_env, read_report, report_from_text
+from harness.shims import HEAP_TAG, REFUSED_EXIT, Probe, USABLE_SLACK, heap_env, read_report, report_from_text
 
 
 class SelfTest:
@@ -111,6 +111,17 @@ def check_plumbing(gate: Gate, t: SelfTest) -> None:
                f"exit {other.rc}, {other.out!r}, report {other.report}")
 
 
+def check_live_table(gate: Gate, t: SelfTest) -> None:
+    """The live table starts small and grows: 20,000 blocks at once lose none, past 49,152 it says so."""
+    many = t.run(["many"], live="sizes")
+    kept = sum(7777 <= size < 7777 + USABLE_SLACK for size in (many.report or {}).get("live_sizes", []))
+    verdict(gate, "LiveTableGrowsWithoutLosingBlocks", many.report and not many.report["live_overflow"] and kept == 100,
+            f"100 blocks of 7,777 bytes left after 20,000 live at once: {kept} listed, report {str(many.report)[:300]}")
+    flood = t.run(["flood"], live="sizes")
+    verdict(gate, "LiveTableSaysWhenFull", flood.report and flood.report["live_overflow"],
+            f"60,000 blocks live: live_overflow should be true, report {str(flood.report)[:300]}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shim", required=True, help="libtlslab_heap.so")
@@ -126,6 +137,7 @@ def main() -> int:
         check_exit_order(gate, t)
         check_refusals(gate, t, ns.probe_asan)
         check_plumbing(gate, t)
+        check_live_table(gate, t)
     return gate.finish()
 
 
