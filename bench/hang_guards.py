@@ -9,8 +9,9 @@ that ignores its deadline is killed S + 5 s on and fails, one that keeps it pass
 much room is measured here: each guarded case run by its own gate (tlsnb's, or the crossing's for a
 client whose record holds the guard) beside `stress-ng --cpu K`, its slowest transport's wall kept
 in bench/hang_guards.tsv with the tree and the load. README.md's table of guards is written from the
-rows, the records and that file (--write) and held to them in unit (--check): a guard with no
-measurement, a measurement of a guard that is gone, or a table that says otherwise fails.
+rows, the records and that file (--write here, or harness/readme_tables.py with the other tables)
+and held to them in unit (--check): a guard with no measurement, a measurement of a guard that is
+gone or whose bound changed, or a table that says otherwise fails.
 
     /usr/bin/python3 -m bench.hang_guards                          # the guards, one line each
     /usr/bin/python3 -m bench.hang_guards --measure --build-dir build [--stress 2] [--client NAME]
@@ -38,8 +39,8 @@ from harness.rows import RowError
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "hang_guards.tsv"
 README = ROOT / "README.md"
-BEGIN = "<!-- hang guards: written by `python3 -m bench.hang_guards --write`; do not edit -->"
-END = "<!-- end of hang guards -->"
+BEGIN = "<!-- table hang-guards: written by `python3 -m harness.readme_tables --write`; do not edit -->"
+END = "<!-- end of table hang-guards -->"
 # The case gates and their rows; a client's record of one is clients/NAME/GATE.toml.
 GATES = {"client": ROOT / "client" / "tests" / "client.tsv", "dns": ROOT / "dns" / "dns.tsv",
          "faults": ROOT / "faults" / "faults.tsv"}
