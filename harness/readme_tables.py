@@ -185,6 +185,29 @@ def hostile_rows() -> str:
     return "\n".join(lines)
 
 
+def room_transports(room: Path) -> bool:
+    """Whether a room's client takes --transport (its profile's flags): then it is asked every cell."""
+    return "--transport" in tomllib.loads((room / "profile.toml").read_text()).get("flags", [])
+
+
+def differences_table(gate: str, cases_one: int, cases_both: int) -> str:
+    """Per client of clients/: how many cases its record for GATE holds, of those it is asked, by kind."""
+    lines = ["| client | differs in | bug | policy | limit |", "|---|---|---|---|---|"]
+    for record in sorted((ROOT / "clients").glob(f"*/{gate}.toml")):
+        entries = tomllib.loads(record.read_text()).get("difference", [])
+        kinds = [e.get("kind") for e in entries]
+        asked = cases_both if room_transports(record.parent) else cases_one
+        lines.append(f"| {record.parent.name} | {len(entries)} of {asked} | {kinds.count('bug')} | "
+                     f"{kinds.count('policy')} | {kinds.count('limit')} |")
+    return "\n".join(lines)
+
+
+def hostile_clients() -> str:
+    from harness.cases import load_cases
+    rows = load_cases(ROOT / "hostile" / "hostile.tsv")
+    return differences_table("hostile", len(rows), sum(len(r.crossed()) for r in rows))
+
+
 def hostile_counts() -> dict[str, str]:
     from harness.cases import load_cases
     rows = load_cases(ROOT / "hostile" / "hostile.tsv")
@@ -203,6 +226,7 @@ def hang_guards() -> str:
 TABLES: dict[str, tuple[Path, Callable[[], str]]] = {
     "matrix-rows": (ROOT / "matrix" / "README.md", matrix_rows),
     "hostile-rows": (ROOT / "hostile" / "README.md", hostile_rows),
+    "hostile-clients": (ROOT / "hostile" / "README.md", hostile_clients),
     "hang-guards": (ROOT / "README.md", hang_guards),
 }
 COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts]
