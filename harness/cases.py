@@ -46,7 +46,7 @@ from .expect import ExpectError, Expectation, judge, parse
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
 from .record import SKIP, Difference, Record
-from .rows import RowError, load_tsv, unique
+from .rows import RowError, expand_globs, load_tsv, unique
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
 from . import crossings, loop
@@ -453,6 +453,9 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     if ns.list:
         list_cases(rows)
         return 0
+    ns.only, empty = expand_globs(ns.only, [n for r in rows for n in (r.case, *(c for c, _ in r.crossed()))])
+    if empty:
+        bad_input(prog, f"--only {empty[0]}: the pattern matches no case in {ns.rows}")
     if unknown := selected_unknown(rows, ns.only):
         bad_input(prog, f"--only {unknown[0]}: no such case in {ns.rows}")
     chosen = [r for r in rows if not ns.only or r.case in ns.only or any(c in ns.only for c, _ in r.crossed())]

@@ -14,6 +14,7 @@ import re
 import sys
 import tomllib
 from dataclasses import dataclass, field
+import fnmatch
 from pathlib import Path
 from typing import Optional
 
@@ -80,6 +81,23 @@ def unique(rows: list, key: str = "case") -> None:
         if name in seen:
             raise RowError(f"{row.where}: {key} {name!r} is defined twice (first at {seen[name]})")
         seen[name] = row.where
+
+
+def expand_globs(patterns: list[str], names: list[str]) -> tuple[list[str], list[str]]:
+    """PATTERNS with each glob (`names-*`, `*/fd`, `4.4.?`: fnmatch's *, ? and [...]) replaced by the
+    NAMES it matches, in NAMES' order; a plain name is kept as given. Also the globs that match
+    nothing (each gate refuses them, as it refuses a name it does not know)."""
+    out: list[str] = []
+    empty: list[str] = []
+    for pattern in patterns:
+        if not any(c in pattern for c in "*?["):
+            out.append(pattern)
+            continue
+        hits = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        if not hits:
+            empty.append(pattern)
+        out += [n for n in hits if n not in out]
+    return out, empty
 
 
 # ---- TOML: [[table]] rows, each key checked against a schema -----------------------------------------

@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Optional
 
 from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_client, tls_server, verdict
+from harness import crossings
+from harness.record import Record
+from harness.rows import expand_globs
 from harness.clients import ClientError, Profile, gate_client
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
 
@@ -120,11 +123,15 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
     # the same blocks, and bytes within malloc_usable_size's slack for each (see harness/shims.py USABLE_SLACK)
     same = a["outstanding_blocks"] == b["outstanding_blocks"] and \
         abs(a["outstanding_bytes"] - b["outstanding_bytes"]) < USABLE_SLACK * max(1, a["outstanding_blocks"])
-    verdict(gate, f"Heap/{name}", same and not problem,
-            problem or f"outstanding at exit after {short}: {a['outstanding_bytes']} bytes in "
-                       f"{a['outstanding_blocks']} blocks; after {long}: {b['outstanding_bytes']} bytes in "
-                       f"{b['outstanding_blocks']} blocks ({(b['outstanding_bytes'] - a['outstanding_bytes']) / (long - short):+.2f} "
-                       f"bytes a connection)")
+    figures = (f"outstanding at exit after {short}: {a['outstanding_bytes']} bytes in {a['outstanding_blocks']} blocks; "
+               f"after {long}: {b['outstanding_bytes']} bytes in {b['outstanding_blocks']} blocks "
+               f"({(b['outstanding_bytes'] - a['outstanding_bytes']) / (long - short):+.2f} bytes a connection)")
+    if diff := recorded(ns, f"Heap/{name}", "grows"):
+        verdict(gate, f"Heap/{name}", not same and not problem,
+                problem or f"{figures}: recorded as growing ({diff.where}, {diff.kind}), and it held: the leak is "
+                           "gone? observe it again and remove the entry")
+    else:
+        verdict(gate, f"Heap/{name}", same and not problem, problem or figures)
     print(f"  outstanding at exit: {a['outstanding_bytes']} bytes / {a['outstanding_blocks']} blocks after {short}, "
           f"{b['outstanding_bytes']} / {b['outstanding_blocks']} after {long}", flush=True)
 
@@ -159,6 +166,29 @@ def descriptors_left(profile: Profile, short: Optional[dict], long: Optional[dic
     if long["fds_open"] != short["fds_open"]:
         return f"descriptors open at exit: {short['fds_open']} after the short run, {long['fds_open']} after the long one"
     return ""
+
+
+# What a client under test's record (clients/NAME/leaks.toml) may hold for a case: its heap grows
+# with the count (a Heap/ case). The case then passes while that still holds, and fails once it
+# does not (a fixed leak must leave its record). A valgrind row a client cannot be judged by is
+# disabled in its profile, with the reason.
+LEAK_GOTS = {"grows": "Heap/"}
+
+
+def check_leak_got(got) -> None:
+    if got not in LEAK_GOTS:
+        raise ValueError(f"got must be grows (a Heap/ case whose outstanding heap grows with the count), not {got!r}")
+
+
+def recorded(ns, case: str, got: str):
+    """The record's entry for CASE when it says GOT, else None; one that says another got fails loudly."""
+    diff = ns.record.get(case) if ns.record else None
+    if diff is None:
+        return None
+    if not diff.explained or diff.got != got or not case.startswith(LEAK_GOTS[got]):
+        bad_input("leaks_gate.py", f"{diff.where}: {case}: got {diff.got!r} with kind and why is what a "
+                                   f"{LEAK_GOTS.get(diff.got, '?')} case may record ({', '.join(LEAK_GOTS)})")
+    return diff
 
 
 def skipped(profile: Profile, case: str, row: Row) -> Optional[str]:
@@ -203,8 +233,19 @@ def main() -> int:
         p.add_argument("--client", help="a client under test: a room of clients/ or a profile.toml (default: tlsnb)")
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means")
         p.add_argument("--counts", help="SHORT,LONG for every longrun row (a crossing's smaller pair), e.g. 200,2000")
-        p.add_argument("--no-valgrind", action="store_true", help="the longrun rows only (a sampled crossing)")
+        p.add_argument("--no-valgrind", action="store_true", help="the longrun rows only")
+        p.add_argument("--sample", nargs="+", metavar="CASE", default=[],
+                       help="the default gate's sample of a crossing: these rows, their longrun cases only, unless "
+                            "the crossing's inputs changed since its last green whole run (harness/crossings.py), "
+                            "then every row, valgrind's too")
     ns = gate_args(__doc__.splitlines()[0], extra)
+    room = crossings.room_of(ns.client) if Path(ns.rows).resolve() == (HERE / "leaks.tsv").resolve() else None
+    if ns.sample and not ns.only:  # the digest of its inputs only where a sample may stand for the crossing
+        whole = crossings.whole_reason("leaks", room) if room else None
+        print(f"leaks {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
+              f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
+        if not whole:
+            ns.only, ns.no_valgrind = list(ns.sample), True
     try:
         ns.profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
     except ClientError as e:
@@ -226,9 +267,18 @@ def main() -> int:
         return 0
     if ns.profile.reference and any(r.inject != "-" for r in rows) and not ns.fail_bio_new:
         bad_input("leaks_gate.py", f"{ns.rows} injects fail_bio_new: give --fail-bio-new")
+    ns.only, empty = expand_globs(ns.only, [*ids, *(r.case for r in rows)])
+    if empty:
+        bad_input("leaks_gate.py", f"--only {empty[0]}: the pattern matches no case in {ns.rows}")
     unknown = [o for o in ns.only if o not in ids and o not in {r.case for r in rows}]
     if unknown:
         bad_input("leaks_gate.py", f"--only {unknown[0]}: no such case in {ns.rows}")
+    try:
+        ns.record = None if ns.profile.reference else Record(
+            ns.profile.room / "leaks.toml", f"leaks {ns.profile.name}", check_got=check_leak_got, cases=set(ids),
+            note="got: grows (a Heap/ case: the outstanding heap grows with the count).")
+    except RowError as e:
+        bad_input("leaks_gate.py", e)
     gate = Gate("leaks" if ns.profile.reference else f"leaks {ns.profile.name}")
 
     def wanted(kind_names: list[str]) -> bool:
@@ -270,7 +320,11 @@ def main() -> int:
             (["--client", ns.client] if ns.client else []) + (["--counts", ns.counts] if ns.counts else [])
         print(f"  reproduce: {rerun_line(__file__, '--tlsnb', ns.tlsnb, '--heap-shim', ns.heap_shim, '--certs', ns.certs, *extra, '--only', *failed)}",
               flush=True)
-    return gate.finish()
+    rc = gate.finish()
+    if rc == 0 and room and not ns.only and not ns.no_valgrind and not ns.soak:
+        crossings.record_green("leaks", room, f"{gate.passed} passed, {gate.skipped} skipped, every row"
+                                              + (f", counts {ns.counts}" if ns.counts else ""))
+    return rc
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from harness.outcomes import OutcomeNames, UnknownOutcome
-from harness.rows import RowError, TomlRow, load_toml
+from harness.rows import RowError, TomlRow, expand_globs, load_toml
 
 VERSIONS = ("1.2", "1.3")
 TRANSPORTS = ("bio", "fd")
@@ -195,6 +195,9 @@ class RowFile:
         if not names:
             return self.rows
         known = {r.name: r for r in self.rows}
+        names, empty = expand_globs(names, list(known))
+        if empty:
+            raise RowError(f"{self.path}:1: no row matches {', '.join(empty)}")
         missing = [n for n in names if n not in known]
         if missing:
             raise RowError(f"{self.path}:1: no row named {', '.join(missing)}")

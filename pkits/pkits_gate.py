@@ -35,7 +35,7 @@ from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, all_clients,
 from harness.outcomes import OutcomeNames, UnknownOutcome
 from harness.peers import seclevel_env
 from harness.record import Record
-from harness.rows import RowError
+from harness.rows import RowError, expand_globs
 
 from .paths import Files, PathError, Served, serve, write_files
 from .suite import SUITE, Suite, SuiteError, now, pem
@@ -300,6 +300,9 @@ def choose(tests: dict[str, PkitsTest], args, clients: list[Profile],
     settings of (a variant nobody can be asked is SKIPs only), or all; an invalid test brings its control.
     WHOLE: clients asked every test (every test is then selected). Returns the selected tests and the
     sample's (every selected one without --sample)."""
+    args.tests, empty = expand_globs(args.tests, list(tests))
+    if empty:
+        bad_input("pkits_gate", f"{empty[0]}: the pattern matches no test of pkits/tests.tsv (--list)")
     unknown = [a for a in args.tests if a not in tests]
     if unknown:
         bad_input("pkits_gate", f"{unknown[0]}: not a test of pkits/tests.tsv (--list)")

@@ -21,7 +21,7 @@ from typing import Optional
 from ..cases import load_cases, observe
 from ..expect import ExpectError, judge, parse
 from . import selftest
-from ..rows import RowError
+from ..rows import RowError, expand_globs
 from ..runs import Run
 
 
@@ -447,6 +447,27 @@ def observed(reference: str, recorded: Optional[str], seen: Seen, want: Optional
     return got == want, f"--update writes {got!r}, expected {want!r}"
 
 
+# --only's globs (harness/rows.py expand_globs): each a pattern list over names, and what it selects
+# (in the names' order, each once) or which pattern matches nothing (the gate refuses it).
+NAMES = ["names-wrong-host", "names-wildcard", "names-wildcard/bio", "names-wildcard/fd", "chain-deep", "4.4.1", "4.4.10"]
+GLOBS = {
+    "only-glob": [
+        ("prefix", ["names-*"], ["names-wrong-host", "names-wildcard", "names-wildcard/bio", "names-wildcard/fd"], []),
+        ("transport-suffix", ["*/fd"], ["names-wildcard/fd"], []),
+        ("one-character", ["4.4.?"], ["4.4.1"], []),
+        ("plain-name-kept", ["chain-deep", "nope"], ["chain-deep", "nope"], []),
+        ("each-once", ["names-wildcard*", "*wildcard/bio"], ["names-wildcard", "names-wildcard/bio", "names-wildcard/fd"], []),
+        ("matches-nothing", ["keys-*"], [], ["keys-*"]),
+        ("bracket", ["4.4.1[0-9]"], ["4.4.10"], []),
+    ],
+}
+
+
+def globbed(patterns: list[str], want: list[str], empty: list[str]) -> tuple[bool, str]:
+    got = expand_globs(patterns, NAMES)
+    return got == (want, empty), f"expand_globs({patterns}) = {got}, expected {(want, empty)}"
+
+
 def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     """(form, case id, a thunk giving (ok, detail)), in the tables' order."""
     out = [(f, f"{f}/{c}", lambda e=e, s=s, v=v: judged(e, s, v)) for f, rows in JUDGED.items() for c, e, s, v in rows]
@@ -454,6 +475,7 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     out += [(f, f"{f}/{c}", lambda r=r, v=v: loaded(r, v, folder)) for f, rows in LOADED.items() for c, r, v in rows]
     out += [(f, f"{f}/{c}", lambda e=e, r=r, s=s, w=w: observed(e, r, s, w))
             for f, rows in OBSERVED.items() for c, e, r, s, w in rows]
+    out += [(f, f"{f}/{c}", lambda p=p, w=w, e=e: globbed(p, w, e)) for f, rows in GLOBS.items() for c, p, w, e in rows]
     return out
 
 

@@ -40,7 +40,7 @@ from ..rows import RowError
 
 CASE_GATES = {"client": ROOT / "client/tests/client.tsv", "faults": ROOT / "faults/faults.tsv",
               "hostile": ROOT / "hostile/hostile.tsv", "dns": ROOT / "dns/dns.tsv"}
-UNREAD = ("leaks",)     # a room's LABEL.toml no gate reads (the leak rows hold a client to outcome_as)
+UNREAD: tuple[str, ...] = ()   # a room's LABEL.toml no gate reads
 
 
 def rel(where: str) -> str:
@@ -102,6 +102,29 @@ def case_gate(rows: Rows, label: str, profile: Profile) -> tuple[Callable[[], Re
         return None if why is None else f"got {d.got!r} for a case {label} never asks {profile.name}: {why}"
 
     return (lambda: case_record(profile, label, None)), {"cases": cases, "records": records, "asked": asked}
+
+
+def leaks_gate(profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
+    """leaks/leaks_gate.py's record of PROFILE: a Heap/ case whose heap grows (its loader, check_leak_got)."""
+    from leaks.leaks_gate import LEAK_GOTS, Row, case_name, check_leak_got, skipped
+    from ..rows import load_tsv
+    leak_rows = load_tsv(ROOT / "leaks" / "leaks.tsv", Row)
+    crossed = ("bio", "fd") if profile.has("--transport") else None
+    cells = {f"{k}/{case_name(r, t)}": r for r in leak_rows
+             for t in ([None] if crossed is None else [t for t in r.transports.split() if t in crossed])
+             for k in (("Descriptors", "Heap") if r.kind == "longrun" else ("Valgrind",))}
+
+    def kind_of(d: Difference) -> Optional[str]:
+        prefix = LEAK_GOTS.get(str(d.got))
+        return None if prefix and d.case.startswith(prefix) else f"got {d.got!r} is not what a {d.case.split('/')[0]}/ case records"
+
+    def asked(d: Difference) -> Optional[str]:
+        row = cells.get(d.case)
+        why = skipped(profile, d.case, row) if row is not None else None
+        return None if why is None else f"got {d.got!r} for a case leaks never asks {profile.name}: {why}"
+
+    return (lambda: Record(profile.room / "leaks.toml", f"leaks {profile.name}", check_got=check_leak_got,
+                           cases=set(cells))), {"records": kind_of, "asked": asked}
 
 
 def matrix_gate(rows: Rows, profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
@@ -195,7 +218,8 @@ def all_cases(clients: Path, names: OutcomeNames) -> list[tuple[str, Callable[[]
         if not profile.reference:
             gates.update({label: case_gate(rows, label, profile) for label in CASE_GATES})
             gates["matrix"] = matrix_gate(rows, profile)
-        for label in (*CASE_GATES, *UNREAD, "matrix", "pkits"):
+            gates["leaks"] = leaks_gate(profile)
+        for label in (*CASE_GATES, *UNREAD, "leaks", "matrix", "pkits"):
             path = room / f"{label}.toml"
             if not path.is_file():
                 continue
