@@ -216,6 +216,23 @@ def hostile_counts() -> dict[str, str]:
     return {"hostile-rows": str(len(rows)), "hostile-scenarios": str(len(scenarios)), "hostile-cells": f"{cells:,}"}
 
 
+# --- counts of the clients and of PKITS ---------------------------------------------------------
+
+WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
+        "sixteen seventeen eighteen nineteen twenty".split()
+
+
+def other_counts() -> dict[str, str]:
+    import csv
+    rooms = [p.parent for p in (ROOT / "clients").glob("*/profile.toml")
+             if not tomllib.loads(p.read_text()).get("reference", False)]
+    with (ROOT / "pkits" / "tests.tsv").open() as f:
+        tests = list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
+    n = len(rooms)
+    return {"clients-under-test": WORDS[n] if n < len(WORDS) else str(n), "pkits-tests": str(len(tests)),
+            "pkits-end-entities": str(len({t["ee"] for t in tests}))}
+
+
 # --- the registry ------------------------------------------------------------------------------
 
 def hang_guards() -> str:
@@ -229,7 +246,7 @@ TABLES: dict[str, tuple[Path, Callable[[], str]]] = {
     "hostile-clients": (ROOT / "hostile" / "README.md", hostile_clients),
     "hang-guards": (ROOT / "README.md", hang_guards),
 }
-COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts]
+COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts, other_counts]
 
 
 def rewritten(path: Path, text: str, tables: dict[str, str], counts: dict[str, str]) -> tuple[str, list[str]]:
