@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
+import os
 import re
 import subprocess
 import sys
@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness.cases import DEADLINE_FLAGS, load_cases
+from harness.cases import load_cases
+from harness.ctest import CTestError, ctest_tests
 from harness.expect import WALL
 from harness.lab_gate import CpuHog
 from harness.rows import RowError
@@ -98,20 +99,21 @@ def load_data() -> dict[tuple[str, str, str], dict]:
     return {(r["gate"], r["client"], r["case"]): r for r in csv.DictReader(lines, delimiter="\t")}
 
 
-def ctest_command(build: Path, test: str) -> list[str]:
-    """The command CTest runs for TEST, with Debian's interpreter in place of the CPU meter, unsampled."""
-    out = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1"], capture_output=True,
-                         text=True, check=True).stdout
-    for t in json.loads(out)["tests"]:
-        if t["name"] == test:
-            command = ["/usr/bin/python3" if c.endswith("/cpu_meter/python3") else c for c in t["command"]]
-            if "--sample" in command:  # --only names the cases; a sample beside it would narrow them again
-                at = command.index("--sample")
-                end = next((i for i in range(at + 1, len(command)) if command[i].startswith("--")), len(command))
-                command = command[:at] + command[end:]
-            env = next((p["value"] for p in t.get("properties", []) if p["name"] == "ENVIRONMENT"), [])
-            return [*(["env", *env] if env else []), *command]
-    raise SystemExit(f"hang_guards: CTest has no test {test!r} in {build} (build it: ./run_all.sh --setup-only)")
+def ctest_command(build: Path, test: str) -> tuple[list[str], dict[str, str]]:
+    """The command CTest runs for TEST (Debian's interpreter in place of the CPU meter, unsampled) and its
+    environment."""
+    try:
+        found = next((t for t in ctest_tests(build) if t.name == test), None)
+    except CTestError as e:
+        raise SystemExit(f"hang_guards: {e}")
+    if found is None:
+        raise SystemExit(f"hang_guards: CTest has no test {test!r} in {build} (build it: ./run_all.sh --setup-only)")
+    command = ["/usr/bin/python3" if c.endswith("/cpu_meter/python3") else c for c in found.command]
+    if "--sample" in command:  # --only names the cases; a sample beside it would narrow them again
+        at = command.index("--sample")
+        end = next((i for i in range(at + 1, len(command)) if command[i].startswith("--")), len(command))
+        command = command[:at] + command[end:]
+    return command, found.env
 
 
 def measure(build: Path, chosen: list[Guard]) -> dict[tuple[str, str, str], tuple[str, float]]:
@@ -124,8 +126,9 @@ def measure(build: Path, chosen: list[Guard]) -> dict[tuple[str, str, str], tupl
         test = gate if client == "tlsnb" else f"{gate}_{client}"
         cases = sorted({g.case for g in group})
         print(f"  {test}: {len(cases)} guarded case(s)", flush=True)
-        done = subprocess.run([*ctest_command(build, test), "--only", *cases], capture_output=True, text=True,
-                              cwd=ROOT, timeout=1800)
+        command, env = ctest_command(build, test)
+        done = subprocess.run([*command, "--only", *cases], capture_output=True, text=True, cwd=ROOT, timeout=1800,
+                              env={**os.environ, **env})
         last: Optional[str] = None
         for line in done.stdout.splitlines():
             if m := VERDICT.match(line):
