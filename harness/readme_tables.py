@@ -222,6 +222,19 @@ WORDS = "zero one two three four five six seven eight nine ten eleven twelve thi
         "sixteen seventeen eighteen nineteen twenty".split()
 
 
+def record_counts() -> dict[str, str]:
+    """records-GATE-CLIENT: the entries of clients/CLIENT/GATE.toml; hostile-asked-CLIENT: the hostile
+    cases that client is asked (every row, or every cell with --transport)."""
+    from harness.cases import load_cases
+    counts = {f"records-{r.stem}-{r.parent.name}": str(len(tomllib.loads(r.read_text()).get("difference", [])))
+              for r in (ROOT / "clients").glob("*/*.toml") if r.stem != "profile"}
+    rows = load_cases(ROOT / "hostile" / "hostile.tsv")
+    for profile in (ROOT / "clients").glob("*/profile.toml"):
+        asked = sum(len(r.crossed()) for r in rows) if room_transports(profile.parent) else len(rows)
+        counts[f"hostile-asked-{profile.parent.name}"] = str(asked)
+    return counts
+
+
 def other_counts() -> dict[str, str]:
     import csv
     rooms = [p.parent for p in (ROOT / "clients").glob("*/profile.toml")
@@ -246,7 +259,7 @@ TABLES: dict[str, tuple[Path, Callable[[], str]]] = {
     "hostile-clients": (ROOT / "hostile" / "README.md", hostile_clients),
     "hang-guards": (ROOT / "README.md", hang_guards),
 }
-COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts, other_counts]
+COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts, other_counts, record_counts]
 
 
 def rewritten(path: Path, text: str, tables: dict[str, str], counts: dict[str, str]) -> tuple[str, list[str]]:
