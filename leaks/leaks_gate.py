@@ -185,9 +185,11 @@ def recorded(ns, case: str, got: str):
     diff = ns.record.get(case) if ns.record else None
     if diff is None:
         return None
-    if not diff.explained or diff.got != got or not case.startswith(LEAK_GOTS[got]):
-        bad_input("leaks_gate.py", f"{diff.where}: {case}: got {diff.got!r} with kind and why is what a "
-                                   f"{LEAK_GOTS.get(diff.got, '?')} case may record ({', '.join(LEAK_GOTS)})")
+    if not diff.explained:
+        bad_input("leaks_gate.py", f"{diff.where}: {case}: the difference is recorded without a reason: write kind and why")
+    if diff.got != got or not case.startswith(LEAK_GOTS[got]):
+        bad_input("leaks_gate.py", f"{diff.where}: {case}: got {diff.got!r} is not what this case records "
+                                   f"(grows: a Heap/ case only)")
     return diff
 
 
