@@ -9,13 +9,14 @@ that ignores its deadline is killed S + 5 s on and fails, one that keeps it pass
 much room is measured here: each guarded case run by its own gate (tlsnb's, or the crossing's for a
 client whose record holds the guard) beside `stress-ng --cpu K`, its slowest transport's wall kept
 in bench/hang_guards.tsv with the tree and the load. README.md's table of guards is written from the
-rows, the records and that file (--write here, or harness/readme_tables.py with the other tables)
-and held to them in unit (--check): a guard with no measurement, a measurement of a guard that is
-gone or whose bound changed, or a table that says otherwise fails.
+rows, the records and that file by harness/readme_tables.py (`table` below), which holds it to them;
+`--check` (unit bench_hang_guards) holds the measurements to the guards: a guard with no
+measurement, a measurement of a guard that is gone or whose bound changed, fails.
 
     /usr/bin/python3 -m bench.hang_guards                          # the guards, one line each
     /usr/bin/python3 -m bench.hang_guards --measure --build-dir build [--stress 2] [--client NAME]
-    /usr/bin/python3 -m bench.hang_guards --check | --write        # README.md's table
+    /usr/bin/python3 -m bench.hang_guards --check                  # the measurements against the guards
+    /usr/bin/python3 -m harness.readme_tables --write              # then README.md's table
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Optional
 
 from harness.cases import load_cases
+from harness.crossings import tree
 from harness.ctest import CTestError, ctest_tests
 from harness.expect import WALL
 from harness.lab_gate import CpuHog
@@ -39,9 +41,6 @@ from harness.rows import RowError
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "hang_guards.tsv"
-README = ROOT / "README.md"
-BEGIN = "<!-- table hang-guards: written by `python3 -m harness.readme_tables --write`; do not edit -->"
-END = "<!-- end of table hang-guards -->"
 # The case gates and their rows; a client's record of one is clients/NAME/GATE.toml.
 GATES = {"client": ROOT / "client" / "tests" / "client.tsv", "dns": ROOT / "dns" / "dns.tsv",
          "faults": ROOT / "faults" / "faults.tsv"}
@@ -182,20 +181,6 @@ def table(found: list[Guard], data: dict) -> tuple[str, list[str]]:
     return "\n".join(lines), problems
 
 
-def readme_with(text: str, body: str) -> str:
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"hang_guards: README.md has no {BEGIN!r} ... {END!r} block")
-    head, rest = text.split(BEGIN, 1)
-    return head + BEGIN + "\n" + body + "\n" + END + rest.split(END, 1)[1]
-
-
-def tree_name() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
-                           cwd=ROOT).stdout.strip()
-    return (done.stdout.strip() or "unknown") + ("+changes" if dirty else "")
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--measure", action="store_true", help="run each guarded case and record its wall")
@@ -203,8 +188,8 @@ def main() -> int:
     p.add_argument("--stress", type=int, default=2, metavar="K", help="with --measure: beside stress-ng --cpu K "
                                                                        "(default 2: both cores taken; 0: none)")
     p.add_argument("--client", action="append", help="with --measure: only these clients (tlsnb, a room)")
-    p.add_argument("--check", action="store_true", help="fail unless README.md's table is the one --write makes")
-    p.add_argument("--write", action="store_true", help="write README.md's table")
+    p.add_argument("--check", action="store_true", help="fail unless every guard has a measurement of its bound "
+                                                         "and every measurement a guard")
     ns = p.parse_args()
     try:
         found = guards()
@@ -223,34 +208,28 @@ def main() -> int:
         else:
             got = measure(ns.build_dir, chosen)
         data = load_data()
-        tree = tree_name()
+        measured_on = tree()
         for g in chosen:
             if g.key() in got:
                 verdict, wall = got[g.key()]
                 data[g.key()] = {"gate": g.gate, "client": g.client, "case": g.case, "bound": f"{g.bound:g}",
-                                 "wall": f"{wall:.2f}", "verdict": verdict, "tree": tree, "load": ns.stress}
+                                 "wall": f"{wall:.2f}", "verdict": verdict, "tree": measured_on, "load": ns.stress}
                 print(f"  {verdict} {g.gate} {g.client} {g.case}: wall {wall:.2f} s of {g.bound:g}", flush=True)
-        write_data(data, f"last measured on {tree}, {time.strftime('%Y-%m-%d')}, in {time.monotonic() - started:.0f} s")
+        write_data(data, f"last measured on {measured_on}, {time.strftime('%Y-%m-%d')}, "
+                         f"in {time.monotonic() - started:.0f} s")
         return 0
     data = load_data()
-    body, problems = table(found, data)
-    if ns.write:
-        README.write_text(readme_with(README.read_text(), body))
-        print(f"hang_guards: README.md's table written ({len(found)} guards)")
-    elif ns.check:
-        if readme_with(README.read_text(), body) != README.read_text():
-            problems.append("README.md: the hang guards' table is not the one the rows and measurements make "
-                            "(python3 -m bench.hang_guards --write)")
-    else:
-        for g in found:
-            d = data.get(g.key(), {})
-            print(f"{g.gate:7} {g.client:8} {g.case:45} wall<{g.bound:<5g} {g.deadlines:40} "
-                  f"measured {d.get('wall', '-')} s beside stress-ng --cpu {d.get('load', '-')}")
-    for problem in problems if ns.check or ns.write else []:
-        print(f"hang_guards: {problem}", file=sys.stderr)
+    problems = table(found, data)[1]
     if ns.check:
+        for problem in problems:
+            print(f"hang_guards: {problem}", file=sys.stderr)
         print(f"hang_guards: {len(found)} guards, {len(problems)} problem(s)")
-    return 1 if problems and (ns.check or ns.write) else 0
+        return 1 if problems else 0
+    for g in found:
+        d = data.get(g.key(), {})
+        print(f"{g.gate:7} {g.client:8} {g.case:45} wall<{g.bound:<5g} {g.deadlines:40} "
+              f"measured {d.get('wall', '-')} s beside stress-ng --cpu {d.get('load', '-')}")
+    return 0
 
 
 if __name__ == "__main__":

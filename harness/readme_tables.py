@@ -8,10 +8,10 @@ fails while a README says otherwise.
     <!-- end of table NAME -->
 
 The tables (TABLES below): matrix-rows (matrix/README.md, from matrix/rows.toml and certs/pki.toml),
-hostile-scenarios (hostile/README.md, from hostile/rows.tsv and the peer's scenarios) and
-hang-guards (README.md, from the case rows, the clients' records and bench/hang_guards.tsv). A
-count a README gives in a sentence sits between `<!-- count NAME -->` and `<!-- /count -->` and
-is written the same way.
+hostile-rows and hostile-clients (hostile/README.md, from hostile/hostile.tsv and the clients'
+hostile.toml) and hang-guards (README.md, from the case rows, the clients' records and
+bench/hang_guards.tsv). A count a README gives in a sentence sits between `<!-- count NAME -->` and
+`<!-- /count -->` and is written the same way (COUNTS below).
 
     /usr/bin/python3 -m harness.readme_tables --check      # one line per README that disagrees
     /usr/bin/python3 -m harness.readme_tables --write
@@ -19,11 +19,16 @@ is written the same way.
 from __future__ import annotations
 
 import argparse
+import csv
+import functools
 import re
 import sys
 import tomllib
 from pathlib import Path
 from typing import Callable
+
+from harness.cases import CaseRow, load_cases
+from harness.clients import Profile, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- table {name}: written by `python3 -m harness.readme_tables --write`; do not edit -->"
@@ -175,42 +180,47 @@ def expect_outcomes(expect: str, name: Callable[[str, int], str]) -> str:
     return " ".join(shown)
 
 
+@functools.cache
+def hostile_cases() -> list[CaseRow]:
+    return load_cases(ROOT / "hostile" / "hostile.tsv")
+
+
+@functools.cache
+def profiles() -> list[Profile]:
+    """Every room of clients/ (the reference's too), by the harness's own profile loader."""
+    return [load_profile(p, ROOT / "build") for p in sorted((ROOT / "clients").glob("*/profile.toml"))]
+
+
+def hostile_asked(profile: Profile) -> int:
+    """The hostile cases a client is asked: every cell with --transport, else every row once."""
+    rows = hostile_cases()
+    return sum(len(r.crossed()) for r in rows) if profile.has("--transport") else len(rows)
+
+
 def hostile_rows() -> str:
-    from harness.cases import load_cases
     name = detail_names()
     lines = ["| case | tlsnb | transports | control |", "|---|---|---|---|"]
-    for r in load_cases(ROOT / "hostile" / "hostile.tsv"):
+    for r in hostile_cases():
         transports = "both" if set(r.transports.split()) == {"bio", "fd"} else r.transports
         lines.append(f"| {r.case} | {expect_outcomes(r.expect, name)} | {transports} | {r.control} |")
     return "\n".join(lines)
 
 
-def room_transports(room: Path) -> bool:
-    """Whether a room's client takes --transport (its profile's flags): then it is asked every cell."""
-    return "--transport" in tomllib.loads((room / "profile.toml").read_text()).get("flags", [])
-
-
-def differences_table(gate: str, cases_one: int, cases_both: int) -> str:
-    """Per client of clients/: how many cases its record for GATE holds, of those it is asked, by kind."""
+def hostile_clients() -> str:
+    """Per client of clients/: how many cases its hostile record holds, of those it is asked, by kind."""
     lines = ["| client | differs in | bug | policy | limit |", "|---|---|---|---|---|"]
-    for record in sorted((ROOT / "clients").glob(f"*/{gate}.toml")):
-        entries = tomllib.loads(record.read_text()).get("difference", [])
-        kinds = [e.get("kind") for e in entries]
-        asked = cases_both if room_transports(record.parent) else cases_one
-        lines.append(f"| {record.parent.name} | {len(entries)} of {asked} | {kinds.count('bug')} | "
+    for profile in profiles():
+        record = profile.room / "hostile.toml"
+        if not record.is_file():
+            continue
+        kinds = [e.get("kind") for e in tomllib.loads(record.read_text()).get("difference", [])]
+        lines.append(f"| {profile.room.name} | {len(kinds)} of {hostile_asked(profile)} | {kinds.count('bug')} | "
                      f"{kinds.count('policy')} | {kinds.count('limit')} |")
     return "\n".join(lines)
 
 
-def hostile_clients() -> str:
-    from harness.cases import load_cases
-    rows = load_cases(ROOT / "hostile" / "hostile.tsv")
-    return differences_table("hostile", len(rows), sum(len(r.crossed()) for r in rows))
-
-
 def hostile_counts() -> dict[str, str]:
-    from harness.cases import load_cases
-    rows = load_cases(ROOT / "hostile" / "hostile.tsv")
+    rows = hostile_cases()
     scenarios = {r.peers.split()[2] for r in rows if r.peers.startswith("hostile ")}
     cells = sum(len(r.crossed()) for r in rows)
     return {"hostile-rows": str(len(rows)), "hostile-scenarios": str(len(scenarios)), "hostile-cells": f"{cells:,}"}
@@ -224,24 +234,17 @@ WORDS = "zero one two three four five six seven eight nine ten eleven twelve thi
 
 def record_counts() -> dict[str, str]:
     """records-GATE-CLIENT: the entries of clients/CLIENT/GATE.toml; hostile-asked-CLIENT: the hostile
-    cases that client is asked (every row, or every cell with --transport)."""
-    from harness.cases import load_cases
+    cases that client is asked."""
     counts = {f"records-{r.stem}-{r.parent.name}": str(len(tomllib.loads(r.read_text()).get("difference", [])))
               for r in (ROOT / "clients").glob("*/*.toml") if r.stem != "profile"}
-    rows = load_cases(ROOT / "hostile" / "hostile.tsv")
-    for profile in (ROOT / "clients").glob("*/profile.toml"):
-        asked = sum(len(r.crossed()) for r in rows) if room_transports(profile.parent) else len(rows)
-        counts[f"hostile-asked-{profile.parent.name}"] = str(asked)
+    counts.update({f"hostile-asked-{p.room.name}": str(hostile_asked(p)) for p in profiles()})
     return counts
 
 
 def other_counts() -> dict[str, str]:
-    import csv
-    rooms = [p.parent for p in (ROOT / "clients").glob("*/profile.toml")
-             if not tomllib.loads(p.read_text()).get("reference", False)]
     with (ROOT / "pkits" / "tests.tsv").open() as f:
         tests = list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
-    n = len(rooms)
+    n = sum(not p.reference for p in profiles())
     return {"clients-under-test": WORDS[n] if n < len(WORDS) else str(n), "pkits-tests": str(len(tests)),
             "pkits-end-entities": str(len({t["ee"] for t in tests}))}
 
