@@ -74,6 +74,17 @@ def case_name(row: Row, transport: Optional[str]) -> str:
     return f"{row.case}/{transport}" if transport else row.case
 
 
+def row_transports(row: Row, transports: Optional[tuple[str, ...]]) -> list[Optional[str]]:
+    """The transports a row is run on for a client with TRANSPORTS (None: a client without --transport, once)."""
+    return [None] if transports is None else [t for t in row.transports.split() if t in transports]
+
+
+def case_ids(rows: list[Row], transports: Optional[tuple[str, ...]]) -> dict[str, Row]:
+    """Every case id the rows give (Descriptors/ and Heap/ a longrun cell, Valgrind/ a valgrind cell), with its row."""
+    return {f"{k}/{case_name(r, t)}": r for r in rows for t in row_transports(r, transports)
+            for k in (("Descriptors", "Heap") if r.kind == "longrun" else ("Valgrind",))}
+
+
 def transport_args(transport: Optional[str]) -> list[str]:
     return ["--transport", transport] if transport else []
 
@@ -260,10 +271,7 @@ def main() -> int:
     bad = [r for r in rows if r.inject != "-" and (r.inject.split()[0] != "fail_bio_new" or r.kind != "longrun")]
     if bad:
         bad_input("leaks_gate.py", f"{bad[0].where}: inject must be - or `fail_bio_new every=N` on a longrun row")
-    def cells(r: Row) -> list[Optional[str]]:
-        return [None] if transports is None else [t for t in r.transports.split() if t in transports]
-    ids = [f"{k}/{case_name(r, t)}" for r in rows for t in cells(r)
-           for k in (("Descriptors", "Heap") if r.kind == "longrun" else ("Valgrind",))]
+    ids = list(case_ids(rows, transports))
     if ns.list:
         print("\n".join(ids))
         return 0
@@ -287,7 +295,7 @@ def main() -> int:
         return not ns.only or any(n in ns.only for n in kind_names)
 
     for row in (r for r in rows if r.kind == "longrun"):
-        for t in cells(row):
+        for t in row_transports(row, transports):
             name = case_name(row, t)
             if not wanted([f"Descriptors/{name}", f"Heap/{name}", row.case]):
                 continue
@@ -299,7 +307,7 @@ def main() -> int:
     valgrind = shutil.which("valgrind")
     todo = []
     for r in (r for r in rows if r.kind == "valgrind" and not ns.no_valgrind):
-        for t in cells(r):
+        for t in row_transports(r, transports):
             case = f"Valgrind/{case_name(r, t)}"
             if not wanted([case, r.case]):
                 continue

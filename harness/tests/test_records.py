@@ -106,13 +106,9 @@ def case_gate(rows: Rows, label: str, profile: Profile) -> tuple[Callable[[], Re
 
 def leaks_gate(profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
     """leaks/leaks_gate.py's record of PROFILE: a Heap/ case whose heap grows (its loader, check_leak_got)."""
-    from leaks.leaks_gate import LEAK_GOTS, Row, case_name, check_leak_got, skipped
+    from leaks.leaks_gate import LEAK_GOTS, Row, case_ids, check_leak_got, skipped
     from ..rows import load_tsv
-    leak_rows = load_tsv(ROOT / "leaks" / "leaks.tsv", Row)
-    crossed = ("bio", "fd") if profile.has("--transport") else None
-    cells = {f"{k}/{case_name(r, t)}": r for r in leak_rows
-             for t in ([None] if crossed is None else [t for t in r.transports.split() if t in crossed])
-             for k in (("Descriptors", "Heap") if r.kind == "longrun" else ("Valgrind",))}
+    cells = case_ids(load_tsv(ROOT / "leaks" / "leaks.tsv", Row), ("bio", "fd") if profile.has("--transport") else None)
 
     def kind_of(d: Difference) -> Optional[str]:
         prefix = LEAK_GOTS.get(str(d.got))
