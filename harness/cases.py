@@ -412,8 +412,13 @@ def list_cases(rows: list[CaseRow]) -> None:
             print(case_id)
 
 
+def case_names(rows: list[CaseRow]) -> list[str]:
+    """Every name --only may give: each row's case, then its crossed cells, in file order."""
+    return [n for r in rows for n in (r.case, *(c for c, _ in r.crossed()))]
+
+
 def selected_unknown(rows: list[CaseRow], only: list[str]) -> list[str]:
-    ids = {c for r in rows for c, _ in r.crossed()} | {r.case for r in rows}
+    ids = set(case_names(rows))
     return [o for o in only if o not in ids]
 
 
@@ -453,7 +458,7 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     if ns.list:
         list_cases(rows)
         return 0
-    ns.only, empty = expand_globs(ns.only, [n for r in rows for n in (r.case, *(c for c, _ in r.crossed()))])
+    ns.only, empty = expand_globs(ns.only, case_names(rows))
     if empty:
         bad_input(prog, f"--only {empty[0]}: the pattern matches no case in {ns.rows}")
     if unknown := selected_unknown(rows, ns.only):
