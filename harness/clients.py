@@ -27,7 +27,7 @@ OPTIONAL_FLAGS = ("--transport", "--resume", "--hold-ms", "--sigpipe", "--partia
 PROFILE_KEYS = {"name": (str, True), "library": (str, True), "command": (list, True), "requires": (list, False),
                 "packages": (list, False), "flags": (list, True), "shim_sees_io": (bool, True),
                 "reference": (bool, False), "error_map": (dict, False), "disabled": (dict, False),
-                "outcome_as": (dict, False)}
+                "outcome_as": (dict, False), "heap_env": (dict, False)}
 
 
 class ClientError(Exception):
@@ -50,6 +50,13 @@ class Profile:
     # "label:case" -> {outcome, why}: a row whose question is not its outcome (a leak row asks what is
     # left after the attempts) held to this client's outcome for the same path, with the reason
     outcome_as: dict[str, dict] = field(default_factory=dict)
+    # NAME -> {value, why}: the environment the client runs with under the heap shim (leaks/), so
+    # that the shim sees its runtime's objects (CPython: PYTHONMALLOC=malloc)
+    heap_env: dict[str, dict] = field(default_factory=dict)
+
+    def heap_environment(self) -> dict[str, str]:
+        """heap_env's variables and values, for a run under the heap shim."""
+        return {k: v["value"] for k, v in self.heap_env.items()}
 
     @property
     def room(self) -> Path:
@@ -118,12 +125,16 @@ def load_profile(path: Path, build: Path) -> Profile:
     for case, entry in data.get("outcome_as", {}).items():
         if ":" not in case or not isinstance(entry, dict) or not entry.get("outcome") or not str(entry.get("why", "")).strip():
             raise ClientError(f"client {name}: {path}: outcome_as {case!r} must be \"label:case\" = {{ outcome, why }}")
+    for var, entry in data.get("heap_env", {}).items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("value"), str) or not str(entry.get("why", "")).strip() \
+                or set(entry) - {"value", "why"}:
+            raise ClientError(f"client {name}: {path}: heap_env {var!r} must be NAME = {{ value = \"...\", why = \"...\" }}")
     return Profile(name=name, path=path.resolve(), library=data["library"],
                    command=[expand(a, build) for a in data["command"]], flags=list(data["flags"]),
                    shim_sees_io=data["shim_sees_io"], requires=[expand(r, build) for r in data.get("requires", [])],
                    packages=list(data.get("packages", [])), reference=data.get("reference", False),
                    error_map=data.get("error_map", {}), disabled=data.get("disabled", {}),
-                   outcome_as=data.get("outcome_as", {}))
+                   outcome_as=data.get("outcome_as", {}), heap_env=data.get("heap_env", {}))
 
 
 def find_client(name_or_path: str, build: Path) -> Profile:

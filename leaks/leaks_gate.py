@@ -100,7 +100,7 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
             path = Path(ns.work) / f"leaks-heap-{row.case}-{transport}-{count}.json"
             args = client_args(ns.certs, server.port, *transport_args(transport), "--count", count,
                                "--parallel", SLOTS, *client_words(row, ns))
-            env, preload = injected(ns, row, heap_env(ns.profile.program, path))
+            env, preload = injected(ns, row, {**heap_env(ns.profile.program, path), **ns.profile.heap_environment()})
             runs[count] = run_client(ns.profile.command, args, env=env, preload=preload, timeout=900,
                                      max_fds=NOFILE if count == long else None)
             reports[count] = read_report(path, HEAP_TAG)
@@ -131,9 +131,7 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
         verdict(gate, f"Heap/{name}", False, "shim inactive: no heap report")
         return
     problem = all_as_expected(runs[short], expect, short)
-    # the same blocks, and bytes within malloc_usable_size's slack for each (see harness/shims.py USABLE_SLACK)
-    same = a["outstanding_blocks"] == b["outstanding_blocks"] and \
-        abs(a["outstanding_bytes"] - b["outstanding_bytes"]) < USABLE_SLACK * max(1, a["outstanding_blocks"])
+    same = same_heap(ns.profile, a, b, long - short)
     figures = (f"outstanding at exit after {short}: {a['outstanding_bytes']} bytes in {a['outstanding_blocks']} blocks; "
                f"after {long}: {b['outstanding_bytes']} bytes in {b['outstanding_blocks']} blocks "
                f"({(b['outstanding_bytes'] - a['outstanding_bytes']) / (long - short):+.2f} bytes a connection)")
@@ -145,6 +143,23 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
         verdict(gate, f"Heap/{name}", same and not problem, problem or figures)
     print(f"  outstanding at exit: {a['outstanding_bytes']} bytes / {a['outstanding_blocks']} blocks after {short}, "
           f"{b['outstanding_bytes']} / {b['outstanding_blocks']} after {long}", flush=True)
+
+
+def same_heap(profile: Profile, a: dict, b: dict, more: int) -> bool:
+    """Whether the heap outstanding after the short run (A) and the long one (B, MORE connections more)
+    is the same. The same blocks, and bytes within malloc_usable_size's slack for each (harness/shims.py
+    USABLE_SLACK): a C program frees the same things whatever the count. A runtime whose own allocator
+    the profile's heap_env sets to the C heap (CPython's PYTHONMALLOC=malloc) shows every object it
+    still holds at exit, and what its free lists and uncollected cycles hold there moves by a few dozen
+    blocks between runs of any count on the deadline path (uvloop SilentPeer: 21,273 to 21,300 blocks in
+    five pairs, both ways; Success: exactly 21,262): for it the blocks may differ by fewer than one
+    for every ten more connections and the bytes by fewer than 8 for each, where a block kept per
+    connection puts them MORE blocks and at least 24 bytes a connection apart."""
+    blocks = abs(b["outstanding_blocks"] - a["outstanding_blocks"])
+    grew = abs(b["outstanding_bytes"] - a["outstanding_bytes"])
+    if profile.heap_env:
+        return blocks < more // 10 and grew < 8 * more
+    return blocks == 0 and grew < USABLE_SLACK * max(1, a["outstanding_blocks"])
 
 
 def runtime_heap(gate: Gate, name: str, a: Run, b: Run, short: int, long: int, problem: str) -> None:

@@ -4,7 +4,7 @@ client and the problem, a hang killed and counted, nothing left running.
 
 Each case writes a profile into a scratch folder and runs the matrix gate on it, one row, the
 lab's server only: an unknown client, a profile without `command`, a client that is not
-installed, a client that prints what is not JSON, one that hangs (killed at --cell-timeout),
+installed, a heap_env entry without its value and reason, a client that prints what is not JSON, one that hangs (killed at --cell-timeout),
 one that exits 89 where nothing records a skip; and the control, the reference through its own
 profile, which passes.
 
@@ -19,7 +19,7 @@ from harness import ROOT, Gate, gate_args
 
 ROW = "names-wrong-host"
 HANG = "sleep 4242"   # the hanging client's child; none may outlive the gate
-CASES = ("unknown", "missing-command", "not-installed", "garbage", "hangs", "exit89")
+CASES = ("unknown", "missing-command", "not-installed", "heap-env-unexplained", "garbage", "hangs", "exit89")
 
 
 def profile(folder: Path, name: str, body: str) -> Path:
@@ -47,6 +47,8 @@ def main() -> int:
         "missing-command": (profile(scratch, "nocommand", 'flags = []\nshim_sees_io = true\n'), None),
         "not-installed": (profile(scratch, "absent", 'flags = []\nshim_sees_io = true\n'
                                   'command = ["/nonexistent/client"]\nrequires = ["/nonexistent/client"]\n'), None),
+        "heap-env-unexplained": (profile(scratch, "bareenv", shell.format(script="exit 1") +
+                                         '[heap_env]\nPYTHONMALLOC = "malloc"\n'), None),
         "garbage": (profile(scratch, "garbage", shell.format(script="echo {not json; exit 1")), None),
         "hangs": (profile(scratch, "hangs", shell.format(script=f"{HANG}")), None),
         "exit89": (profile(scratch, "cannot", shell.format(script="echo cannot do it >&2; exit 89")), None),
@@ -57,6 +59,7 @@ def main() -> int:
         "unknown": (2, "'no-such-client': unknown"),
         "missing-command": (2, "client nocommand: "),
         "not-installed": (2, "client absent: not installed: /nonexistent/client"),
+        "heap-env-unexplained": (2, "heap_env 'PYTHONMALLOC' must be NAME = { value"),
         "garbage": (1, "garbage: stdout line 1 is not JSON"),
         "hangs": (1, "hangs: still running after 2 s (killed)"),
         "exit89": (1, "expected handshake/X509_V_ERR_HOSTNAME_MISMATCH, got skip (cannot do it)"),
