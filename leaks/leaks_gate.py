@@ -145,20 +145,27 @@ def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
           f"{b['outstanding_bytes']} / {b['outstanding_blocks']} after {long}", flush=True)
 
 
+def runtime_bound(more: int) -> int:
+    """What a runtime's own caches may move between a short run and one with MORE connections more:
+    fewer than one object (or block) for every ten more connections, where one kept per connection
+    is MORE apart (runtime_heap's counters and same_heap's C heap of a runtime)."""
+    return more // 10
+
+
 def same_heap(profile: Profile, a: dict, b: dict, more: int) -> bool:
     """Whether the heap outstanding after the short run (A) and the long one (B, MORE connections more)
     is the same. The same blocks, and bytes within malloc_usable_size's slack for each (harness/shims.py
     USABLE_SLACK): a C program frees the same things whatever the count. A runtime whose own allocator
     the profile's heap_env sets to the C heap (CPython's PYTHONMALLOC=malloc) shows every object it
     still holds at exit, and what its free lists and uncollected cycles hold there moves by a few dozen
-    blocks between runs of any count on the deadline path (uvloop SilentPeer: 21,273 to 21,300 blocks in
-    five pairs, both ways; Success: exactly 21,262): for it the blocks may differ by fewer than one
-    for every ten more connections and the bytes by fewer than 8 for each, where a block kept per
+    blocks between runs of any count on the deadline path (uvloop SilentPeer: 21,273 to 21,303 blocks in
+    six pairs, both ways; Success: exactly 21,262): for it the blocks may differ by fewer than
+    runtime_bound(MORE) and the bytes by fewer than 8 a connection, where a block kept per
     connection puts them MORE blocks and at least 24 bytes a connection apart."""
     blocks = abs(b["outstanding_blocks"] - a["outstanding_blocks"])
     grew = abs(b["outstanding_bytes"] - a["outstanding_bytes"])
     if profile.heap_env:
-        return blocks < more // 10 and grew < 8 * more
+        return blocks < runtime_bound(more) and grew < 8 * more
     return blocks == 0 and grew < USABLE_SLACK * max(1, a["outstanding_blocks"])
 
 
@@ -170,7 +177,7 @@ def runtime_heap(gate: Gate, name: str, a: Run, b: Run, short: int, long: int, p
     goroutines: one object or goroutine kept per connection puts them (LONG - SHORT) apart."""
     sa, sb = a.summary, b.summary
     grew = sb.get("heap_live_objects", 0) - sa.get("heap_live_objects", 0)
-    bound = (long - short) // 10
+    bound = runtime_bound(long - short)
     goroutines = sb.get("goroutines", 0) - sa.get("goroutines", 0)
     figures = (f"live after {short}: {sa.get('heap_live_objects')} objects, {sa.get('heap_live_bytes')} bytes, "
                f"{sa.get('goroutines')} goroutines; after {long}: {sb.get('heap_live_objects')}, "

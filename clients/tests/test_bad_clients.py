@@ -4,9 +4,9 @@ client and the problem, a hang killed and counted, nothing left running.
 
 Each case writes a profile into a scratch folder and runs the matrix gate on it, one row, the
 lab's server only: an unknown client, a profile without `command`, a client that is not
-installed, a heap_env entry without its value and reason, a client that prints what is not JSON, one that hangs (killed at --cell-timeout),
-one that exits 89 where nothing records a skip; and the control, the reference through its own
-profile, which passes.
+installed, a heap_env entry without its value and reason, a client that prints what is not JSON,
+one that hangs (killed at --cell-timeout), one that exits 89 where nothing records a skip; and the
+control, the reference through its own profile, which passes.
 
     /usr/bin/python3 -m clients.tests.test_bad_clients --tlsnb build/client/tlsnb --certs build/certs/out
 """
