@@ -66,6 +66,24 @@ function(tlslab_gate)
   endif()
 endfunction()
 
+# tlslab_units(<target> [PREFIX <p>]): a GoogleTest program as one test of label unit, run once by
+# harness/units.py, every case a line (and a JUnit case) named PREFIX + SUITE.CASE as CTest used to
+# name them: one ASan start a program, not one a case (gtest_discover_tests: 248 starts, ~25 CPU-s).
+function(tlslab_units target)
+  cmake_parse_arguments(U "" "PREFIX" "" ${ARGN})
+  if("harness" IN_LIST TLSLAB_FOLDERS)
+    set(prefix)
+    if(U_PREFIX)
+      set(prefix --prefix ${U_PREFIX})
+    endif()
+    tlslab_gate(NAME ${target} LABELS unit TIMEOUT 240
+      COMMAND ${Python3_EXECUTABLE} -m harness.units $<TARGET_FILE:${target}> ${prefix})
+  else()
+    include(GoogleTest)
+    gtest_discover_tests(${target} TEST_PREFIX "${U_PREFIX}" PROPERTIES LABELS unit TIMEOUT 60 DISCOVERY_TIMEOUT 60)
+  endif()
+endfunction()
+
 # tlslab_library_twins(<name> SOURCES <src...> [INCLUDES <dir...>] [TWINS <twins...>] [LINK <lib...>])
 # Two static libraries of the same sources, warnings as errors: <name> (Release, for the programs
 # and every measurement) and <name>_san (ASan + UBSan, for the units and the sanitized runs).

@@ -18,7 +18,8 @@ Where the CPU goes: each tlslab_gate() test runs under harness/cpu_meter.c (in t
 place), which writes the CPU-seconds (user + system) of the test's whole process tree to
 TLSLAB_CPU_DIR (BUILD/work/cpu, made afresh each run); the summary adds them up per label, beside
 CTest's whole tree (this process's children, ctest and every test it ran: what the meter does not
-see, the GoogleTest units registered by gtest_discover_tests, is the difference) and the machine's
+see, a test not registered by tlslab_gate (none in this tree: the GoogleTest programs run through
+harness/units.py), is the difference) and the machine's
 busy CPU-seconds over the run (/proc/stat: everything that ran on it, a stress hog included).
 
 How CTest's JUnit is read (harness/tests/test_lab_gate.py holds it): status `run` is passed, `fail`
@@ -253,8 +254,8 @@ def label_rows(tests: list[Test], labels: list[str], run: Run) -> list[LabelRow]
 
 
 def unmeasured(tests: list[Test], run: Run) -> tuple[Counter, list[str]]:
-    """The tests with no CPU figure: those not run through the meter, by program (GoogleTest units,
-    registered by gtest_discover_tests, not tlslab_gate), and those that were but wrote none (killed)."""
+    """The tests with no CPU figure: those not run through the meter, by program (a test added by
+    add_test or gtest_discover_tests, not tlslab_gate), and those that were but wrote none (killed)."""
     by_program: Counter = Counter()
     lost = []
     for t in tests:

@@ -1,9 +1,9 @@
 """Gate rows, as CTest runs them: a mutant is judged by the gate's own rows, not by copies.
 
 CTest knows every gate's command line (`ctest --show-only=json-v1`). A gate row LABEL:CASE is
-found among the tests of LABEL: a test whose name matches CASE (GoogleTest units, whole gates
-such as dns_judge_oracle), or a gate script whose `--list` prints CASE (then it runs with
-`--only CASE`). To run a row against a mutant, its command runs with each of the build's
+found among the tests of LABEL: a test whose name matches CASE (whole gates such as
+dns_judge_oracle), or a gate script whose `--list` prints a case CASE matches (a glob: GoogleTest
+units, harness/units.py, `unit:DnsJudge.*`; then it runs with `--only CASE`). To run a row against a mutant, its command runs with each of the build's
 programs replaced by the mutant's: the row's data, runner and flags are the gate's own.
 
     rows = GateRows(Path("build"))
@@ -71,7 +71,7 @@ class GateRows:
         whole = [t for t in of_label if fnmatch.fnmatchcase(t.name, case)]
         if whole:
             return GateRow(ref, whole, None)
-        holding = [t for t in of_label if case in self.cases_of(t)]
+        holding = [t for t in of_label if any(fnmatch.fnmatchcase(c, case) for c in self.cases_of(t))]
         if len(holding) != 1:
             raise RowError(f"{ref}: {'no' if not holding else 'more than one'} gate of label {label!r} has the case "
                            f"{case!r} (a test's name, or a case its --list prints)")
