@@ -21,11 +21,16 @@ record and a seeded random share of the rest, --budget runs a transport.
 asks for it, each with its own record (leaks/alloc_sweep-FEATURE.tsv): `crl` (--crl ca.crl),
 `cert` (--cert client.pem --key client.key; tls_server.py --client-ca ca.pem requires it) and
 `staple` (--ocsp-staple require; hostile/peer.py staples ocsp-good.ocsp), so that their
-out-of-memory paths are proven as the plain run's are.
+out-of-memory paths are proven as the plain run's are. A feature's sweep fails the allocations the
+feature adds, not the plain sweep's again: its own allocations (leaks/alloc_sweep-FEATURE-own.tsv,
+written by --record-own from two traced runs, TLSLAB_HEAP_TRACE: the N whose call site, a hash of
+its stack, is made a different number of times with the feature than without) hold its rare classes
+and its random share; of the rest, the plain sweep's, it runs SHARED at random (a failure there
+must free the feature's state too) and the rare classes the plain record never saw.
 
     /usr/bin/python3 -m leaks.alloc_sweep --tlsnb build/client/tlsnb \\
         --heap-shim build/shims/libtlslab_heap.so [--full [--record]] [--seed S] [--only N...]
-        [--client curl --build-dir build] [--with crl|cert|staple]
+        [--client curl --build-dir build] [--with crl|cert|staple [--record-own]]
 """
 from __future__ import annotations
 
@@ -55,6 +60,7 @@ TRANSPORTS = ("bio", "fd")
 RUN_TIMEOUT = 12.0   # a run that takes this long hangs (its own deadline is 5 s)
 EDGE = 2             # N on each side of a rare range that the sample runs too
 RARE = 24            # an outcome class seen in at most this many runs of the full sweep is run whole
+SHARED = 25          # a feature's sweep: N at random among the allocations the plain run makes too
 
 # --with FEATURE: (the server that asks for it, tlsnb's extra arguments); certificate folder C.
 WITH = {
@@ -366,6 +372,107 @@ def sample(record: list[Row], transport: str, top: int, budget: int, rng: random
     return sorted(chosen)
 
 
+def own_path(feature: str) -> Path:
+    return RECORD.with_name(f"alloc_sweep-{feature}-own.tsv")
+
+
+def load_own(path: Path) -> dict[str, set[int]]:
+    """transport: the N of the feature's own allocations (--record-own wrote their ranges)."""
+    own: dict[str, set[int]] = {t: set() for t in TRANSPORTS}
+    with path.open() as f:
+        for number, line in enumerate(f, 1):
+            if line.startswith("#") or line.startswith("transport\t"):
+                continue
+            cells = line.rstrip("\n").split("\t")
+            if len(cells) != 3 or cells[0] not in own or not all(c.isdigit() for c in cells[1:]) \
+                    or int(cells[1]) > int(cells[2]):
+                bad_input("alloc_sweep", f"{path}:{number}: want transport<TAB>first<TAB>last (first <= last), "
+                                         f"got {line.strip()!r}")
+            own[cells[0]].update(range(int(cells[1]), int(cells[2]) + 1))
+    return own
+
+
+def own_allocations(plain: list[str], feature: list[str]) -> list[int]:
+    """The N of FEATURE's trace (one call-site hash an attempt, N in order) whose site is made a
+    different number of times in PLAIN's: the allocations the feature adds, or whose count it changes."""
+    without, with_ = Counter(plain), Counter(feature)
+    return [n for n, site in enumerate(feature, 1) if with_[site] != without[site]]
+
+
+def spans(ns_: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for n in sorted(ns_):
+        if out and out[-1][1] == n - 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def sample_with(record: list[Row], plain: list[Row], own: set[int], transport: str, top: int, budget: int,
+                rng: random.Random) -> list[int]:
+    """A feature's sweep: every N of its rare classes inside its own allocations OWN, and of the rare
+    classes the plain record never saw (EDGE around each), then random N of OWN up to BUDGET, and
+    SHARED random N of the rest (the plain sweep's allocations, made with the feature's state live)."""
+    rows = [r for r in record if r.transport == transport]
+    plain_classes = {(r.outcome, r.leak) for r in plain if r.transport == transport}
+    runs = Counter()
+    for r in rows:
+        runs[(r.outcome, r.leak)] += r.runs
+    chosen = set(range(1, min(top, 8) + 1))
+    for r in rows:
+        near = set(range(r.first - EDGE, r.last + EDGE + 1))
+        if runs[(r.outcome, r.leak)] <= RARE and (near & own or (r.outcome, r.leak) not in plain_classes):
+            chosen.update(near)
+    chosen = {n for n in chosen if 1 <= n <= top}
+    mine = sorted(n for n in own if n <= top and n not in chosen)
+    chosen.update(rng.sample(mine, min(max(0, budget - len(chosen)), len(mine))))
+    rest = [n for n in range(1, top + 1) if n not in chosen and n not in own]
+    chosen.update(rng.sample(rest, min(SHARED, len(rest))))
+    return sorted(chosen)
+
+
+def traced(ns, profile: Profile, transport: str, feature: Optional[str]) -> list[str]:
+    """One failure-free run with (or without) FEATURE, traced: the call-site hash of every attempt."""
+    serve = WITH[feature][0] if feature else lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2")
+    path = Path(ns.work) / f"sweep-trace-{feature or 'plain'}-{transport}.txt"
+    with serve(ns.certs) as server:
+        sweep = Sweep(ns, profile, transport, server.port, set())
+        saved, ns.with_feature = ns.with_feature, feature
+        try:
+            env = heap_env(profile.program, path.with_suffix(".json"))
+            env["TLSLAB_HEAP_TRACE"] = str(path)
+            run = run_client(sweep.command, sweep.argv_args(), env=env, preload=ns.heap_shim, timeout=RUN_TIMEOUT)
+        finally:
+            ns.with_feature = saved
+    if run.rc != 0 or not path.is_file():
+        bad_input("alloc_sweep", f"the traced run ({feature or 'plain'}, {transport}) did not succeed: exit {run.rc}")
+    sites = [line.split()[1] for line in path.read_text().splitlines()]
+    path.unlink()
+    path.with_suffix(".json").unlink(missing_ok=True)
+    return sites
+
+
+def record_own(ns, profile: Profile) -> int:
+    """--record-own: leaks/alloc_sweep-FEATURE-own.tsv from a traced run with the feature and one without."""
+    path = own_path(ns.with_feature)
+    lines = []
+    for transport in ns.transport or TRANSPORTS:
+        plain, feature = traced(ns, profile, transport, None), traced(ns, profile, transport, ns.with_feature)
+        own = own_allocations(plain, feature)
+        print(f"  {transport}: {len(own)} of {len(feature)} allocations are --with {ns.with_feature}'s own "
+              f"(the plain run makes {len(plain)})", flush=True)
+        lines += [f"{transport}\t{a}\t{b}" for a, b in spans(own)]
+    path.write_text(
+        f"# The allocations --with {ns.with_feature} adds to a tlsnb run (alloc_sweep.py --with {ns.with_feature} "
+        "--record-own): N of a\n# failure-free run with the feature whose call site (a hash of its stack, "
+        "TLSLAB_HEAP_TRACE) the run\n# without it makes a different number of times. Its sweep's rare classes "
+        "and random share are\n# drawn from these; of the rest it runs a few. Re-record when the client's "
+        "allocations move.\ntransport\tfirst\tlast\n" + "".join(line + "\n" for line in lines))
+    print(f"recorded {len(lines)} ranges in {path}", flush=True)
+    return 0
+
+
 def sweep_transport(ns, profile: Profile, gate: Gate, transport: str, record: list[Row],
                     rng: random.Random) -> list[Result]:
     serve = WITH[ns.with_feature][0] if ns.with_feature else lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2")
@@ -386,6 +493,8 @@ def sweep_transport(ns, profile: Profile, gate: Gate, transport: str, record: li
             todo = list(range(1, top + 1))
         elif not sweep.reference:  # a client under test: BUDGET values of N at random, no more
             todo = sorted(rng.sample(range(1, top + 1), min(ns.budget, top)))
+        elif ns.with_feature:
+            todo = sample_with(record, load_record(RECORD), ns.own[transport], transport, top, ns.budget, rng)
         else:
             todo = sample(record, transport, top, ns.budget, rng)
         started = time.monotonic()
@@ -464,6 +573,8 @@ def main() -> int:
         p.add_argument("--build-dir", type=Path, help="the build tree a profile's {build} means")
         p.add_argument("--with", dest="with_feature", choices=sorted(WITH),
                        help="tlsnb with this feature in use, against a server that asks for it (its own record)")
+        p.add_argument("--record-own", action="store_true",
+                       help="with --with: rewrite alloc_sweep-FEATURE-own.tsv (the feature's own allocations) and stop")
     ns = gate_args(__doc__.splitlines()[0], extra)
     if ns.list:  # its cases are values of N (--only N ...), drawn or swept, not names: nothing to list
         return 0
@@ -491,6 +602,15 @@ def main() -> int:
         bad_input("alloc_sweep", e)
     # a client without --transport keeps the contract's `--transport bio` (accepted) and nothing else
     transports = ns.transport or (TRANSPORTS if profile.reference or profile.has("--transport") else ("bio",))
+    if ns.record_own:
+        if not ns.with_feature:
+            bad_input("alloc_sweep", "--record-own needs --with FEATURE")
+        return record_own(ns, profile)
+    ns.own = {}
+    if ns.with_feature and not ns.full and not ns.only:
+        if not own_path(ns.with_feature).is_file():
+            bad_input("alloc_sweep", f"{own_path(ns.with_feature)}: missing (make it with --with {ns.with_feature} --record-own)")
+        ns.own = load_own(own_path(ns.with_feature))
     seed = choose_seed(ns.seed)
     rng = random.Random(seed)
     record = load_record(record_path)

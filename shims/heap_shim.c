@@ -9,6 +9,7 @@
  * atexit handler (OpenSSL's OPENSSL_cleanup too).
  */
 #define _GNU_SOURCE
+#include <link.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <inttypes.h>
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if __has_include(<valgrind/valgrind.h>)
@@ -45,6 +48,7 @@ static int dormant;           /* not the program named by TLSLAB_SHIM_PROGRAM: f
 static uint64_t fail_nth;     /* 0: never fail */
 static int fail_backtrace;    /* print the stack of the failed allocation to stderr */
 static char report_path[512];
+static char trace_path[512];  /* TLSLAB_HEAP_TRACE: where every attempt's call site is written at exit */
 
 /* Counters (atomics: any thread may allocate). */
 static uint64_t attempts;     /* allocation calls, the failed one included: N counts these */
@@ -58,6 +62,30 @@ static const char *nth_call = "";
 static __thread int inside __attribute__((tls_model("initial-exec")));
 
 #define ADD(var, n) __atomic_add_fetch(&(var), (n), __ATOMIC_RELAXED)
+
+/* The trace (TLSLAB_HEAP_TRACE=PATH): the return addresses of every counted attempt, kept in an
+ * mmapped table (touched only as far as used) and written at exit as one line an attempt, N in
+ * order: its size and a hash of its stack, each frame as (its object's file name, its offset in
+ * it), so that two runs of one build, mapped anywhere by ASLR, give the same hash for the same call
+ * site. leaks/alloc_sweep.py compares a run with a feature and one without, to sweep the
+ * allocations the feature adds. */
+#define TRACE_FRAMES 16
+#define TRACE_MAX (1u << 20) /* attempts traced; later ones are counted, not traced */
+struct trace_slot {
+  uint64_t size;
+  void *frames[TRACE_FRAMES];
+  int count;
+};
+static struct trace_slot *trace;
+
+static void trace_attempt(uint64_t n, size_t size) {
+  if (!trace || n > TRACE_MAX) return;
+  struct trace_slot *slot = &trace[n - 1];
+  inside = 1;
+  slot->count = backtrace(slot->frames, TRACE_FRAMES);
+  inside = 0;
+  slot->size = size;
+}
 
 static void configure(void);
 
@@ -106,6 +134,7 @@ static int fail_this(const char *call, size_t size) {
   if (!configured) configure();
   if (inside || dormant) return 0;
   uint64_t n = ADD(attempts, 1);
+  if (trace) trace_attempt(n, size);
   if (n != fail_nth) return 0;
   nth_reached = 1;
   nth_size = size;
@@ -260,6 +289,13 @@ static void configure(void) {
   fail_nth = env_u64("TLSLAB_HEAP_FAIL_NTH");
   fail_backtrace = env_u64("TLSLAB_HEAP_FAIL_BACKTRACE") != 0;
   shim_env_copy("TLSLAB_HEAP_REPORT", report_path, sizeof report_path);
+  shim_env_copy("TLSLAB_HEAP_TRACE", trace_path, sizeof trace_path);
+  if (trace_path[0]) { /* a raw mmap: no allocation inside the process's first malloc */
+    void *table = (void *)syscall(SYS_mmap, NULL, (size_t)TRACE_MAX * sizeof *trace, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (table == MAP_FAILED) bad_setting("TLSLAB_HEAP_TRACE (no room for its table)", trace_path);
+    trace = table;
+  }
   enum live_mode live = env_live();
   if (live != LIVE_OFF) live_start(live);
   errno = saved;
@@ -277,7 +313,7 @@ __attribute__((constructor(101))) static void heap_shim_start(void) {
     shim_emit("", line);
     _exit(REFUSED_EXIT);
   }
-  if (live_mode() == LIVE_STACKS || fail_backtrace) { /* load the unwinder now, outside the count */
+  if (live_mode() == LIVE_STACKS || fail_backtrace || trace) { /* load the unwinder now, outside the count */
     void *frame;
     inside = 1;
     backtrace(&frame, 1);
@@ -286,8 +322,84 @@ __attribute__((constructor(101))) static void heap_shim_start(void) {
   shim_unset_preload();
 }
 
+/* The objects mapped now, each as its PT_LOAD ranges: a frame's (file, offset) at exit. */
+#define TRACE_OBJECTS 256
+static struct {
+  uintptr_t base, low, high;
+  uint64_t name_hash;
+} objects[TRACE_OBJECTS];
+static int object_count;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t len) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *unused) {
+  (void)size, (void)unused;
+  if (object_count == TRACE_OBJECTS) return 1;
+  uintptr_t low = UINTPTR_MAX, high = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD) continue;
+    uintptr_t from = info->dlpi_addr + ph->p_vaddr;
+    if (from < low) low = from;
+    if (from + ph->p_memsz > high) high = from + ph->p_memsz;
+  }
+  const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "(main)";
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  objects[object_count].base = info->dlpi_addr;
+  objects[object_count].low = low;
+  objects[object_count].high = high;
+  objects[object_count].name_hash = fnv(14695981039346656037ull, base, strlen(base));
+  object_count++;
+  return 0;
+}
+
+static uint64_t site_hash(const struct trace_slot *slot) {
+  uint64_t h = 14695981039346656037ull;
+  for (int f = 0; f < slot->count; f++) {
+    uintptr_t a = (uintptr_t)slot->frames[f];
+    uint64_t name = 0, offset = a; /* outside every object (a JIT, the vdso): the address itself */
+    for (int o = 0; o < object_count; o++) {
+      if (a >= objects[o].low && a < objects[o].high) {
+        name = objects[o].name_hash;
+        offset = a - objects[o].base;
+        break;
+      }
+    }
+    h = fnv(h, &name, sizeof name);
+    h = fnv(h, &offset, sizeof offset);
+  }
+  return h;
+}
+
+static void write_trace(void) {
+  int fd = (int)syscall(SYS_openat, AT_FDCWD, trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  inside = 1; /* nothing below is counted, should libc allocate */
+  dl_iterate_phdr(note_object, NULL);
+  char buf[8192];
+  size_t at = 0;
+  uint64_t traced = attempts < TRACE_MAX ? attempts : TRACE_MAX;
+  for (uint64_t n = 1; n <= traced; n++) {
+    if (at > sizeof buf - 64) {
+      syscall(SYS_write, fd, buf, at);
+      at = 0;
+    }
+    at += (size_t)snprintf(buf + at, sizeof buf - at, "%" PRIu64 " %016" PRIx64 "\n", trace[n - 1].size,
+                           site_hash(&trace[n - 1]));
+  }
+  syscall(SYS_write, fd, buf, at);
+  syscall(SYS_close, fd);
+  inside = 0;
+}
+
 __attribute__((destructor(101))) static void heap_shim_report(void) {
   if (dormant) return;
+  if (trace) write_trace();
   static char text[65536];
   size_t at = (size_t)snprintf(
       text, sizeof text,

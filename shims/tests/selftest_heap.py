@@ -122,6 +122,34 @@ def check_live_table(gate: Gate, t: SelfTest) -> None:
             f"60,000 blocks live: live_overflow should be true, report {str(flood.report)[:300]}")
 
 
+def check_trace(gate: Gate, t: SelfTest) -> None:
+    """TLSLAB_HEAP_TRACE: one line an attempt (size, call-site hash), the same site the same hash in
+    every run whatever ASLR did, another site another hash (leaks/alloc_sweep.py's feature sweeps)."""
+    path = t.work / "trace.txt"
+    runs = []
+    for _ in range(2):
+        probe = t.run(["nth"], trace=path)
+        lines = [line.split() for line in path.read_text().splitlines()] if path.is_file() else []
+        runs.append((probe, lines))
+    (probe, lines), (_, again) = runs
+    attempts = (probe.report or {}).get("attempts")
+    verdict(gate, "TraceHasOneLineAnAttempt", lines and len(lines) == attempts,
+            f"{len(lines)} lines, the report counts {attempts} attempts")
+    start = int(probe.value("nth")[0])
+    loop = lines[start:start + 10]
+    verdict(gate, "TraceGivesOneSiteOneHash", [int(size) for size, _ in loop] == list(range(1001, 1011))
+            and len({site for _, site in loop}) == 1,
+            f"the probe's ten mallocs in one loop (sizes 1001 to 1010, one call site): {loop}")
+    verdict(gate, "TraceIsTheSameInEveryRun", lines == again,
+            f"two runs of one program: {sum(a != b for a, b in zip(lines, again))} lines differ "
+            f"({len(lines)} and {len(again)} lines)")
+    leak = t.run(["leak"], trace=path)
+    sites = [line.split()[1] for line in path.read_text().splitlines()] if path.is_file() else []
+    verdict(gate, "TraceTellsSitesApart", len(set(sites[-12:])) >= 6,
+            f"the probe's leak step calls seven allocation functions: {len(set(sites[-12:]))} hashes "
+            f"in its last 12 attempts (exit {leak.rc})")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shim", required=True, help="libtlslab_heap.so")
@@ -138,6 +166,7 @@ def main() -> int:
         check_refusals(gate, t, ns.probe_asan)
         check_plumbing(gate, t)
         check_live_table(gate, t)
+        check_trace(gate, t)
     return gate.finish()
 
 
