@@ -4,10 +4,10 @@
 """
 from .args import gate_args
 from .gate import Gate, choose_seed, rerun_line, verdict
-from .peers import PY, ROOT, SERVERS, HarnessError, OpensslServer, Server, dns_stub, mux, s_server, tls_server
+from .peers import PY, ROOT, SERVERS, HarnessError, OpensslServer, Server, bulk_server, dns_stub, mux, s_server, tls_server
 from .rows import RowError, bad_input, load_toml, load_tsv
 from .runs import Run, bounded, run_client, run_tlsnb
 
 __all__ = ["gate_args", "Gate", "choose_seed", "rerun_line", "verdict", "PY", "ROOT", "SERVERS", "HarnessError",
-           "OpensslServer", "Server", "dns_stub", "mux", "s_server", "tls_server", "RowError", "bad_input", "load_toml", "load_tsv", "Run",
+           "OpensslServer", "Server", "bulk_server", "dns_stub", "mux", "s_server", "tls_server", "RowError", "bad_input", "load_toml", "load_tsv", "Run",
            "bounded", "run_client", "run_tlsnb"]

@@ -36,7 +36,8 @@ GATE_INPUTS = {
     "hostile": ["hostile/hostile.tsv", "hostile/peer.py", "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
     "pkits": ["pkits/tests.tsv"],
     "faults": ["faults/faults.tsv", "servers/tls_server.py", "shims/io_shim.c", "proxy"],
-    "leaks": ["leaks/leaks.tsv", "servers/tls_server.py", "shims/heap_shim.c", "shims/heap_live.c"],
+    "leaks": ["leaks/leaks.tsv", "servers/tls_server.py", "servers/bulk_server.py", "shims/heap_shim.c",
+              "shims/heap_live.c"],
 }
 REFERENCE = "tlsnb"
 # A room's records, one file a gate (harness/record.py): a crossing rests on its own gate's, not on the others'.

@@ -220,6 +220,13 @@ def tls_server(certs, cert: str, behaviour: str = "normal", *args, **kw) -> Serv
                          "--behaviour", behaviour, *args, **kw)
 
 
+def bulk_server(certs, cert: str, *args, **kw) -> Server:
+    """servers/bulk_server.py serving CERT: tls_server.py's `normal` at about half its CPU, for rows that
+    make thousands of connections (it refuses every other behaviour)."""
+    return Server.script("bulk_server.py", "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
+                         *args, **kw)
+
+
 class OpensslServer(Server):
     """`openssl s_server -accept 127.0.0.1:0` prints `ACCEPT 127.0.0.1:PORT` (3.0), not `READY <port>`."""
 

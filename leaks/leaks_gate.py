@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness import Gate, Run, RowError, bad_input, gate_args, load_tsv, rerun_line, run_client, tls_server, verdict
+from harness import (Gate, Run, RowError, bad_input, bulk_server, gate_args, load_tsv, rerun_line, run_client,
+                     tls_server, verdict)
 from harness import crossings
 from harness.record import Record
 from harness.rows import expand_globs
@@ -89,13 +90,21 @@ def transport_args(transport: Optional[str]) -> list[str]:
     return ["--transport", transport] if transport else []
 
 
+def serve(ns, row: Row):
+    """The row's server: `bulk ARGS` is servers/bulk_server.py (tls_server.py's normal at half its CPU, for
+    the rows of thousands of connections), any other first word a behaviour of servers/tls_server.py."""
+    behaviour, *server_args = row.server.split()
+    if behaviour == "bulk":
+        return bulk_server(ns.certs, row.cert, *server_args)
+    return tls_server(ns.certs, row.cert, behaviour, *server_args)
+
+
 def longrun(ns, gate: Gate, row: Row, transport: Optional[str]) -> None:
     short, long = (int(n) for n in (row.soak if ns.soak else (ns.counts or row.counts).replace(",", " ")).split())
     name = case_name(row, transport)
     reports = {}
     runs = {}
-    behaviour, *server_args = row.server.split()
-    with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
+    with serve(ns, row) as server:
         for count in (short, long):
             path = Path(ns.work) / f"leaks-heap-{row.case}-{transport}-{count}.json"
             args = client_args(ns.certs, server.port, *transport_args(transport), "--count", count,
@@ -246,8 +255,7 @@ def client_words(row: Row, ns) -> list[str]:
 
 def under_valgrind(ns, row: Row, transport: Optional[str], valgrind: str) -> tuple[str, str]:
     """Runs one valgrind row; returns (problem, figures)."""
-    behaviour, *server_args = row.server.split()
-    with tls_server(ns.certs, row.cert, behaviour, *server_args) as server:
+    with serve(ns, row) as server:
         args = client_args(ns.certs, server.port, *transport_args(transport), *client_words(row, ns))
         run = run_client(ns.profile.command, args, wrapper=[valgrind, *VALGRIND], timeout=600)
     count = int(row.client.split("--count")[1].split()[0])

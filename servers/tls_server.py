@@ -607,8 +607,10 @@ def read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def run_parent(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tally: Tally) -> dict:
-    """Fork the workers, say READY, wait for SIGTERM, stop them, and sum what they saw."""
+def run_parent(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tally: Tally,
+               worker: Optional[Callable[..., None]] = None) -> dict:
+    """Fork the workers (each runs WORKER, default run_worker, with the pipe its tally goes into), say
+    READY, wait for SIGTERM, stop them, and sum what they saw. bulk_server.py passes its own worker."""
     workers: list[tuple[int, int]] = []
     for _ in range(cfg.workers):
         rfd, wfd = os.pipe()
@@ -617,7 +619,7 @@ def run_parent(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tal
             os.close(rfd)
             for _, other in workers:
                 os.close(other)
-            run_worker(cfg, socks, ctx, tally, wfd)
+            (worker or run_worker)(cfg, socks, ctx, tally, wfd)
         os.close(wfd)
         workers.append((pid, rfd))
     say_ready(socks)

@@ -626,11 +626,16 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="*", default=[], help="run only these cases (function names)")
     args = p.parse_args()
-    gate = Gate("tls_server")
-    with tempfile.TemporaryDirectory(prefix="tls_server_test.") as tmp:
-        lab = Lab(gate, make_certs(Path(tmp)))
-        for case in CASES:
-            if args.only and case.__name__ not in args.only:
+    return run_cases("tls_server", Lab, CASES, args.only)
+
+
+def run_cases(name: str, lab_class: type, cases: list[Callable[[Lab], None]], only: list[str]) -> int:
+    """Each case (all, or those named in ONLY) against a LAB_CLASS's servers, in one gate NAME."""
+    gate = Gate(name)
+    with tempfile.TemporaryDirectory(prefix=f"{name}_test.") as tmp:
+        lab = lab_class(gate, make_certs(Path(tmp)))
+        for case in cases:
+            if only and case.__name__ not in only:
                 continue
             try:
                 case(lab)
