@@ -32,7 +32,7 @@ RECORD = ROOT / "harness" / "last_full.toml"
 # (certs/pki.toml makes the matrix's certificates; the peers; the I/O shim that injects the faults and
 # counts the loop; the proxy that cuts the wire).
 GATE_INPUTS = {
-    "matrix": ["matrix/rows.toml", "certs/pki.toml"],
+    "matrix": ["matrix/rows.toml", "certs/pki.toml", "servers/tls_server.py"],   # the lab cells' server
     "hostile": ["hostile/hostile.tsv", "hostile/peer.py", "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
     "pkits": ["pkits/tests.tsv"],
     "faults": ["faults/faults.tsv", "servers/tls_server.py", "shims/io_shim.c", "proxy"],
