@@ -221,7 +221,7 @@ def tls_server(certs, cert: str, behaviour: str = "normal", *args, **kw) -> Serv
 
 
 def bulk_server(certs, cert: str, *args, **kw) -> Server:
-    """servers/bulk_server.py serving CERT: tls_server.py's `normal` at about half its CPU, for rows that
+    """servers/bulk_server.py serving CERT: tls_server.py's `normal` at two thirds of its CPU or less, for rows that
     make thousands of connections (it refuses every other behaviour)."""
     return Server.script("bulk_server.py", "--chain", f"{certs}/{cert}.pem", "--key", f"{certs}/{cert}.key",
                          *args, **kw)

@@ -91,7 +91,7 @@ def transport_args(transport: Optional[str]) -> list[str]:
 
 
 def serve(ns, row: Row):
-    """The row's server: `bulk ARGS` is servers/bulk_server.py (tls_server.py's normal at half its CPU, for
+    """The row's server: `bulk ARGS` is servers/bulk_server.py (tls_server.py's normal at two thirds of its CPU or less, for
     the rows of thousands of connections), any other first word a behaviour of servers/tls_server.py."""
     behaviour, *server_args = row.server.split()
     if behaviour == "bulk":
