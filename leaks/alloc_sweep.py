@@ -186,8 +186,10 @@ def leak_signature(blocks: Counter, program: str = "tlsnb") -> tuple[str, str]:
 class Sweep:
     """Runs the client once per N against one server; each run has its own report file."""
 
-    def __init__(self, ns, profile: Profile, transport: str, port: int, known_leaks: Optional[set[str]]):
+    def __init__(self, ns, profile: Profile, transport: str, port: int, known_leaks: Optional[set[str]],
+                 feature: Optional[str] = None):
         self.ns, self.transport, self.port = ns, transport, port
+        self.feature = feature   # --with FEATURE in use in its runs (WITH), None for the plain run
         self.command, self.program, self.reference = profile.command, profile.program, profile.reference
         self.work = Path(ns.work)
         self.base: Optional[dict] = None
@@ -199,7 +201,7 @@ class Sweep:
         return self.known_leaks is None
 
     def argv_args(self) -> list[str]:
-        extra = WITH[self.ns.with_feature][1](self.ns.certs) if self.ns.with_feature else []
+        extra = WITH[self.feature][1](self.ns.certs) if self.feature else []
         return client_args(self.ns.certs, self.port, "--transport", self.transport, "--count", 1,
                            "--requests", 1, "--deadline-ms", 5000, *extra)
 
@@ -354,22 +356,29 @@ def write_record(path: Path, rows: list[Row], seconds: float, program: str) -> N
             f.write(f"{r.transport}\t{r.first}\t{r.last}\t{r.outcome}\t{r.leak}\t{r.runs}\n")
 
 
-def sample(record: list[Row], transport: str, top: int, budget: int, rng: random.Random) -> list[int]:
-    """Every N of the rare outcome classes (and EDGE around them), then random N up to BUDGET.
-    Rare: seen in at most RARE runs of the full sweep; these are where the client's own code
-    fails (SSL_new, BIO_new, a lost line), where a break shows first."""
+def rare_ranges(record: list[Row], transport: str) -> list[tuple[Row, set[int]]]:
+    """The rows of TRANSPORT whose outcome class is rare (seen in at most RARE runs of the full sweep:
+    where the client's own code fails, SSL_new, BIO_new, a lost line, where a break shows first),
+    each with its N and EDGE on each side."""
     rows = [r for r in record if r.transport == transport]
     runs = Counter()
     for r in rows:
         runs[(r.outcome, r.leak)] += r.runs
-    chosen = set(range(1, min(top, 8) + 1))
-    for r in rows:
-        if runs[(r.outcome, r.leak)] <= RARE:
-            chosen.update(range(r.first - EDGE, r.last + EDGE + 1))
+    return [(r, set(range(r.first - EDGE, r.last + EDGE + 1))) for r in rows if runs[(r.outcome, r.leak)] <= RARE]
+
+
+def sample(record: list[Row], transport: str, top: int, budget: int, rng: random.Random) -> list[int]:
+    """The first 8 N, every N of the rare outcome classes (rare_ranges), then random N up to BUDGET."""
+    chosen = set(range(1, min(top, 8) + 1)).union(*(near for _, near in rare_ranges(record, transport)))
     chosen = {n for n in chosen if 1 <= n <= top}
     rest = [n for n in range(1, top + 1) if n not in chosen]
     chosen.update(rng.sample(rest, min(max(0, budget - len(chosen)), len(rest))))
     return sorted(chosen)
+
+
+def server_for(feature: Optional[str]):
+    """The server of a sweep: the one FEATURE asks for (WITH), else tls_server.py's normal."""
+    return WITH[feature][0] if feature else lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2")
 
 
 def own_path(feature: str) -> Path:
@@ -414,15 +423,10 @@ def sample_with(record: list[Row], plain: list[Row], own: set[int], transport: s
     """A feature's sweep: every N of its rare classes inside its own allocations OWN, and of the rare
     classes the plain record never saw (EDGE around each), then random N of OWN up to BUDGET, and
     SHARED random N of the rest (the plain sweep's allocations, made with the feature's state live)."""
-    rows = [r for r in record if r.transport == transport]
     plain_classes = {(r.outcome, r.leak) for r in plain if r.transport == transport}
-    runs = Counter()
-    for r in rows:
-        runs[(r.outcome, r.leak)] += r.runs
     chosen = set(range(1, min(top, 8) + 1))
-    for r in rows:
-        near = set(range(r.first - EDGE, r.last + EDGE + 1))
-        if runs[(r.outcome, r.leak)] <= RARE and (near & own or (r.outcome, r.leak) not in plain_classes):
+    for r, near in rare_ranges(record, transport):
+        if near & own or (r.outcome, r.leak) not in plain_classes:
             chosen.update(near)
     chosen = {n for n in chosen if 1 <= n <= top}
     mine = sorted(n for n in own if n <= top and n not in chosen)
@@ -434,17 +438,12 @@ def sample_with(record: list[Row], plain: list[Row], own: set[int], transport: s
 
 def traced(ns, profile: Profile, transport: str, feature: Optional[str]) -> list[str]:
     """One failure-free run with (or without) FEATURE, traced: the call-site hash of every attempt."""
-    serve = WITH[feature][0] if feature else lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2")
     path = Path(ns.work) / f"sweep-trace-{feature or 'plain'}-{transport}.txt"
-    with serve(ns.certs) as server:
-        sweep = Sweep(ns, profile, transport, server.port, set())
-        saved, ns.with_feature = ns.with_feature, feature
-        try:
-            env = heap_env(profile.program, path.with_suffix(".json"))
-            env["TLSLAB_HEAP_TRACE"] = str(path)
-            run = run_client(sweep.command, sweep.argv_args(), env=env, preload=ns.heap_shim, timeout=RUN_TIMEOUT)
-        finally:
-            ns.with_feature = saved
+    with server_for(feature)(ns.certs) as server:
+        sweep = Sweep(ns, profile, transport, server.port, set(), feature)
+        env = heap_env(profile.program, path.with_suffix(".json"))
+        env["TLSLAB_HEAP_TRACE"] = str(path)
+        run = run_client(sweep.command, sweep.argv_args(), env=env, preload=ns.heap_shim, timeout=RUN_TIMEOUT)
     if run.rc != 0 or not path.is_file():
         bad_input("alloc_sweep", f"the traced run ({feature or 'plain'}, {transport}) did not succeed: exit {run.rc}")
     sites = [line.split()[1] for line in path.read_text().splitlines()]
@@ -475,13 +474,13 @@ def record_own(ns, profile: Profile) -> int:
 
 def sweep_transport(ns, profile: Profile, gate: Gate, transport: str, record: list[Row],
                     rng: random.Random) -> list[Result]:
-    serve = WITH[ns.with_feature][0] if ns.with_feature else lambda c: tls_server(c, "leaf-ecdsa", "normal", "--workers", "2")
-    with serve(ns.certs) as server:
+    with server_for(ns.with_feature)(ns.certs) as server:
         known = {row.leak.split(":")[0] for row in record if row.leak != "-"}
         # A client under test answers for the blocks its own code left; what its libraries leave
         # when an allocation fails comes in too many combinations to record by id (GnuTLS: the
         # library constructors' half-made state), so it is counted and printed, never judged.
-        sweep = Sweep(ns, profile, transport, server.port, None if ns.record or not profile.reference else known)
+        sweep = Sweep(ns, profile, transport, server.port, None if ns.record or not profile.reference else known,
+                      ns.with_feature)
         base = sweep.start()
         if not verdict(gate, f"Baseline/{transport}", base.outcome == "ok/0" and base.report,
                        f"the run without a failure: {base.outcome}; stderr {base.stderr[-300:]!r}"):
