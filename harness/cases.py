@@ -165,11 +165,73 @@ def check_expect(got: object) -> None:
         parse(PLACEHOLDER.sub("0", got))
 
 
-def case_record(profile: Profile, label: str, cases: Optional[set[str]]) -> Record:
+def term_key(term: str) -> str:
+    """What a term of the expect grammar constrains, so a record's term replaces the row's of the same
+    kind: every outcome term together; signal, exit, attempts, stderr.lines; each bound (wall<, a
+    source's key and operator); a stderr word is its own."""
+    if OUTCOME_TERM.match(term):
+        return "outcomes"
+    if term.startswith("stderr~"):
+        return term
+    m = re.match(r"^(signal|exit|attempts|stderr\.lines)=", term) or re.match(r"^(wall)(<|>)", term) \
+        or re.match(r"^([a-z][a-z0-9_]*\.[A-Za-z0-9_]+(?:\[[^\]]+\])?)(=|>|<|~)", term)
+    return m[0] if m else term
+
+
+def merge_terms(base: Optional[str], got: Optional[str], without: list[str]) -> str:
+    """A row's line (BASE) with a record's terms: each of GOT's terms replaces the row's of its kind
+    (term_key), in place, the rest follow; WITHOUT's terms (the row's own, verbatim) go. `skip` is whole."""
+    if got == SKIP:
+        return SKIP
+    terms = [] if base in (None, SKIP) else base.split()
+    missing = [t for t in without if t not in terms]
+    if missing:
+        raise ValueError(f"without {missing[0]!r}: the row has no such term (its line: {base})")
+    mine = (got or "").split()
+    keys = {term_key(t) for t in mine}
+    out: list[str] = []
+    placed: set[str] = set()
+    for t in terms:
+        key = term_key(t)
+        if t in without:
+            continue
+        if key in keys:
+            if key not in placed:
+                out += [g for g in mine if term_key(g) == key]
+                placed.add(key)
+            continue
+        out.append(t)
+    return " ".join(out + [g for g in mine if term_key(g) not in placed])
+
+
+def same_terms(a: Optional[str], b: Optional[str]) -> bool:
+    return sorted((a or "").split()) == sorted((b or "").split())
+
+
+def minimal_terms(base: Optional[str], full: str) -> tuple[Optional[str], list[str]]:
+    """What a record holds for a case observed to show FULL where the row (and its globs) give BASE:
+    the terms FULL has that BASE lacks (every outcome term, if the outcomes differ), and the terms of
+    BASE it no longer holds that no recorded term replaces."""
+    if full == SKIP or base in (None, SKIP):
+        return full, []
+    have, want = base.split(), full.split()
+    outcomes = [t for t in want if term_key(t) == "outcomes"]
+    got = outcomes if sorted(outcomes) != sorted(t for t in have if term_key(t) == "outcomes") else []
+    got += [t for t in want if term_key(t) != "outcomes" and t not in have]
+    keys = {term_key(t) for t in got}
+    without = [t for t in have if t not in want and term_key(t) not in keys]
+    return (" ".join(got) or None), without
+
+
+def case_record(profile: Profile, label: str, cells: Optional[dict[str, str]]) -> Record:
     """clients/NAME/LABEL.toml (harness/record.py): where a client under test's cases differ from the
-    reference's rows; got is what it showed, in the expect grammar, or `skip` for exit 89."""
-    return Record(profile.room / f"{label}.toml", f"{label} {profile.name}", check_got=check_expect, cases=cases,
-                  note="got: what the client showed, in the expect grammar (harness/README.md), or skip (exit 89).")
+    reference's rows; got is what differs from the row, in the expect grammar, or `skip` for exit 89.
+    CELLS: each case id the client is asked and its row's expect (None: the record is not held to them)."""
+    return Record(profile.room / f"{label}.toml", f"{label} {profile.name}", check_got=check_expect,
+                  cases=None if cells is None else list(cells), merge=merge_terms, without=True,
+                  reference=None if cells is None else cells.get, same=same_terms, minimal=minimal_terms,
+                  note="got: the terms that differ from the row's expect (harness/README.md), or skip (exit 89);\n"
+                       "without: the row's terms the client does not hold.")
 
 
 class Cell:
@@ -482,7 +544,7 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         rerun += ["--proxy", ns.proxy]
     try:
         profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
-        ids = {c for r in rows for c, _ in r.crossed(("bio", "fd") if profile.has("--transport") else None)}
+        ids = {c: r.expect for r in rows for c, _ in r.crossed(("bio", "fd") if profile.has("--transport") else None)}
         record = None if profile.reference else \
             case_record(profile, name, ids if ns.rows.resolve() == default_rows.resolve() else None)
     except (ClientError, RowError) as e:

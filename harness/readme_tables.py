@@ -27,8 +27,9 @@ import tomllib
 from pathlib import Path
 from typing import Callable
 
-from harness.cases import CaseRow, load_cases
+from harness.cases import CaseRow, case_record, load_cases
 from harness.clients import Profile, load_profile
+from harness.layout import CASE_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = "<!-- table {name}: written by `python3 -m harness.readme_tables --write`; do not edit -->"
@@ -182,7 +183,7 @@ def expect_outcomes(expect: str, name: Callable[[str, int], str]) -> str:
 
 @functools.cache
 def hostile_cases() -> list[CaseRow]:
-    return load_cases(ROOT / "hostile" / "hostile.tsv")
+    return load_cases(CASE_FILES["hostile"])
 
 
 @functools.cache
@@ -206,14 +207,22 @@ def hostile_rows() -> str:
     return "\n".join(lines)
 
 
+def recorded_cases(profile: Profile, label: str) -> dict[str, str]:
+    """The cases of a case gate (LABEL) that PROFILE's record holds a difference for, with its kind
+    (several entries applying: their kinds joined), read as the gate reads them (harness/record.py)."""
+    crossed = ("bio", "fd") if profile.has("--transport") else None
+    cells = {c: r.expect for r in load_cases(CASE_FILES[label]) for c, _ in r.crossed(crossed)}
+    record = case_record(profile, label, cells)
+    return {c: d.kind for c in cells if (d := record.get(c)) is not None}
+
+
 def hostile_clients() -> str:
     """Per client of clients/: how many cases its hostile record holds, of those it is asked, by kind."""
     lines = ["| client | differs in | bug | policy | limit |", "|---|---|---|---|---|"]
     for profile in profiles():
-        record = profile.room / "hostile.toml"
-        if not record.is_file():
+        if not (profile.room / "hostile.toml").is_file():
             continue
-        kinds = [e.get("kind") for e in tomllib.loads(record.read_text()).get("difference", [])]
+        kinds = list(recorded_cases(profile, "hostile").values())
         lines.append(f"| {profile.room.name} | {len(kinds)} of {hostile_asked(profile)} | {kinds.count('bug')} | "
                      f"{kinds.count('policy')} | {kinds.count('limit')} |")
     return "\n".join(lines)
@@ -233,10 +242,10 @@ WORDS = "zero one two three four five six seven eight nine ten eleven twelve thi
 
 
 def record_counts() -> dict[str, str]:
-    """records-GATE-CLIENT: the entries of clients/CLIENT/GATE.toml; hostile-asked-CLIENT: the hostile
-    cases that client is asked."""
-    counts = {f"records-{r.stem}-{r.parent.name}": str(len(tomllib.loads(r.read_text()).get("difference", [])))
-              for r in (ROOT / "clients").glob("*/*.toml") if r.stem != "profile"}
+    """records-GATE-CLIENT: the cases of a case gate that clients/CLIENT/GATE.toml holds a difference for;
+    hostile-asked-CLIENT: the hostile cases that client is asked."""
+    counts = {f"records-{label}-{p.room.name}": str(len(recorded_cases(p, label)))
+              for p in profiles() for label in CASE_FILES if (p.room / f"{label}.toml").is_file()}
     counts.update({f"hostile-asked-{p.room.name}": str(hostile_asked(p)) for p in profiles()})
     return counts
 

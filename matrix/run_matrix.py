@@ -161,8 +161,11 @@ class Matrix:
     def expected(self, cell: Cell):
         """(what the cell must show, its recorded difference or None)."""
         reference = cell.row.expected(cell.transport or "bio", cell.version, cell.server)
-        diff = self.record.get(cell.row.name) if self.record else None
-        return (cell_value(diff.got, cell.version, cell.server), diff) if diff else (reference, None)
+        if not self.record:
+            return reference, None
+        key = f"{cell.transport or 'bio'} {cell.version} {cell.server}"
+        cells, diff = self.record.expected(cell.row.name, {key: reference})
+        return cells[key], diff
 
     def judge(self, obs: Observation, rerun: str) -> None:
         cell = obs.cell
@@ -325,7 +328,8 @@ def main() -> int:
             print("\n".join(row.name for row in selected))
             return 0
         client = gate_client(args.client, args.tlsnb, args.build_dir)
-        record_file = None if client.reference else client_record(client, {r.name for r in rows.rows}, names)
+        record_file = None if client.reference else client_record(
+            client, {r.name: r for r in rows.rows}, names, TRANSPORTS if client.has("--transport") else ("bio",))
     except (RowError, UnknownOutcome, OSError, ClientError) as e:
         bad_input("run_matrix.py", e)
     if args.sample:

@@ -5,17 +5,20 @@ waits for a run (and, in a sampled gate, for a draw) to go red. This unit loads 
 every room of clients/ ({client,faults,hostile,dns,leaks,matrix,pkits}.toml, those that exist) with
 the loader its gate uses, and holds each entry to the gate's rows, naming file:line:
 
-    loads     the gate's loader takes the file (kinds, gots the gate can judge, no case twice)
-    cases     every entry names a case of its gate: for the case gates ROW, or ROW/bio and ROW/fd for
-              a client with --transport (client/tests/client.tsv, faults/faults.tsv, hostile/hostile.tsv,
-              dns/dns.tsv, crossed as the gate crosses them); matrix/rows.toml's rows (a got's cells
-              among the row's versions and servers); pkits/tests.tsv's tests
-    records   no entry's got is the row's own expectation (a record that records nothing): a case row's
-              expect (the same terms), every cell of a matrix row's bio/fd, NIST's verdict
+    loads     the gate's loader takes the file alone (keys, kinds, gots the gate can judge, no case twice,
+              every `reason` a key of the room's reasons.toml)
+    cases     held to its gate's cases and rows (harness/record.py refuses each): every name a case of its
+              gate (for the case gates ROW, or ROW/bio and ROW/fd for a client with --transport, crossed as
+              the gate crosses them; matrix/rows.toml's rows; pkits/tests.tsv's tests), every glob matching
+              one, no entry that records nothing (every case it matches held to the same expectation without
+              it: the row's terms, the matrix row's every cell), no `without` term the row lacks
+    records   PKITS: no got that is NIST's verdict; leaks: a got its case can record
+    cells     matrix: a table's cells among the row's versions and servers
     asked     no entry for a case the gate never asks this client, whose entry is never read: one its
               profile's [disabled] disables (a `skip` the profile already says), a shim row for a client
               whose I/O no shim sees, a PKITS test whose settings it cannot be given
     read      a record file some gate reads (the reference's case and matrix records, leaks.toml: none)
+    used      reasons.toml: every reason it holds is named by some entry of the room's records
 
 What it cannot know without a run: whether the adapter can still produce a got (an `exit 2` or a
 `skip` its code no longer returns): only the gate's run says so.
@@ -33,13 +36,12 @@ from typing import Callable, Optional
 from ..cases import CaseRow, case_record, load_cases, skip_reason
 from ..clients import ClientError, Profile, load_profile
 from ..gate import Gate
-from ..layout import ROOT
+from ..layout import CASE_FILES, ROOT
 from ..outcomes import OutcomeNames, UnknownOutcome
 from ..record import SKIP, Difference, Record
 from ..rows import RowError
 
-CASE_GATES = {"client": ROOT / "client/tests/client.tsv", "faults": ROOT / "faults/faults.tsv",
-              "hostile": ROOT / "hostile/hostile.tsv", "dns": ROOT / "dns/dns.tsv"}
+CASE_GATES = CASE_FILES
 UNREAD: tuple[str, ...] = ()   # a room's LABEL.toml no gate reads
 
 
@@ -70,126 +72,107 @@ class Rows:
         self.pkits = load(table, {t.ee for t in load_tsv(table, PkitsTest)})
 
 
-# ---- one check: (entry, problem or None) for each entry of a record ------------------------------
+# ---- one check: (entry, case, problem or None) for each case each entry of a record applies to -----
+# A record is loaded twice: as the gate's loader takes it alone (loads), then held to the gate's cases and
+# the rows' expectations (cases: a name of no case, a glob of none, an entry that records nothing or
+# names a row term the row lacks: harness/record.py refuses each); the judges then read it per case.
 
-Judge = Callable[[Difference], Optional[str]]
+Judge = Callable[[Difference, str], Optional[str]]
 
 
-def case_gate(rows: Rows, label: str, profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
+def case_gate(rows: Rows, label: str, profile: Profile):
     """A case gate's record of PROFILE and its checks (harness/cases.py's gate_main, case_record, skip_reason)."""
     crossed = ("bio", "fd") if profile.has("--transport") else None
     cells: dict[str, CaseRow] = {c: r for r in rows.cases[label] for c, _ in r.crossed(crossed)}
     lab = SimpleNamespace(profile=profile, label=label)
 
-    def cases(d: Difference) -> Optional[str]:
-        if d.case in cells:
-            return None
-        row = next((r for r in rows.cases[label] if r.case == d.case.split("/")[0]), None)
-        if row is None:
-            return f"not a case of {label} ({rel(str(CASE_GATES[label]))} has no row {d.case.split('/')[0]!r})"
-        return (f"not a case of {label} for {profile.name} (its cases of row {row.case}: "
-                f"{', '.join(c for c, r in cells.items() if r is row) or 'none'})")
-
-    def records(d: Difference) -> Optional[str]:
-        row = cells.get(d.case)
-        if row is None or not isinstance(d.got, str) or sorted(d.got.split()) != sorted(row.expect.split()):
-            return None
-        return f"got {d.got!r} is the row's own expect ({rel(row.where)}): it records nothing"
-
-    def asked(d: Difference) -> Optional[str]:
-        row = cells.get(d.case)
-        why = skip_reason(lab, row, d.case) if row is not None else None
+    def asked(d: Difference, case: str) -> Optional[str]:
+        why = skip_reason(lab, cells[case], case)
         return None if why is None else f"got {d.got!r} for a case {label} never asks {profile.name}: {why}"
 
-    return (lambda: case_record(profile, label, None)), {"cases": cases, "records": records, "asked": asked}
+    return (lambda: case_record(profile, label, None)), \
+        (lambda: case_record(profile, label, {c: r.expect for c, r in cells.items()})), {"asked": asked}
 
 
-def leaks_gate(profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
+def leaks_gate(profile: Profile):
     """leaks/leaks_gate.py's record of PROFILE: a Heap/ case whose heap grows (its loader, check_leak_got)."""
     from leaks.leaks_gate import LEAK_GOTS, Row, case_ids, check_leak_got, skipped
     from ..rows import load_tsv
     cells = case_ids(load_tsv(ROOT / "leaks" / "leaks.tsv", Row), ("bio", "fd") if profile.has("--transport") else None)
 
-    def kind_of(d: Difference) -> Optional[str]:
+    def kind_of(d: Difference, case: str) -> Optional[str]:
         prefix = LEAK_GOTS.get(str(d.got))
-        return None if prefix and d.case.startswith(prefix) else f"got {d.got!r} is not what a {d.case.split('/')[0]}/ case records"
+        return None if prefix and case.startswith(prefix) else f"got {d.got!r} is not what a {case.split('/')[0]}/ case records"
 
-    def asked(d: Difference) -> Optional[str]:
-        row = cells.get(d.case)
-        why = skipped(profile, d.case, row) if row is not None else None
+    def asked(d: Difference, case: str) -> Optional[str]:
+        why = skipped(profile, case, cells[case])
         return None if why is None else f"got {d.got!r} for a case leaks never asks {profile.name}: {why}"
 
-    return (lambda: Record(profile.room / "leaks.toml", f"leaks {profile.name}", check_got=check_leak_got,
-                           cases=set(cells))), {"records": kind_of, "asked": asked}
+    def load(cases):
+        return lambda: Record(profile.room / "leaks.toml", f"leaks {profile.name}", check_got=check_leak_got,
+                              cases=cases)
+    return load(None), load(list(cells)), {"records": kind_of, "asked": asked}
 
 
-def matrix_gate(rows: Rows, profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
+def matrix_gate(rows: Rows, profile: Profile):
     """matrix/run_matrix.py's record of PROFILE (matrix/crossing.py's client_record) and its checks."""
     from matrix.crossing import client_record
-    from matrix.rows import cell_value
     transports = ("bio", "fd") if profile.has("--transport") else ("bio",)
 
-    def cells_of(row):
-        return [(v, s) for v in row.versions for s in row.servers]
-
-    def cases(d: Difference) -> Optional[str]:
-        row = rows.matrix.get(d.case)
-        if row is None:
-            return "not a row of matrix/rows.toml"
-        if isinstance(d.got, dict):
-            known = {*row.versions, *(f"{v} {s}" for v, s in cells_of(row))}
+    def cells(d: Difference, case: str) -> Optional[str]:
+        row = rows.matrix[case]
+        if isinstance(d.got, dict) and d.names_case(case):
+            known = {*row.versions, *(f"{v} {s}" for v in row.versions for s in row.servers)}
             extra = [k for k in d.got if k not in known]
             if extra:
                 return (f"got's cell {extra[0]!r} is no cell of the row (versions {', '.join(row.versions)}, "
                         f"servers {', '.join(row.servers)})")
         return None
 
-    def same(got: Optional[str], reference: Optional[str]) -> bool:
-        if got is None or reference is None or "|" in got or (got == SKIP) != (reference == SKIP):
-            return got == reference
-        try:
-            return got == SKIP or rows.names.parse(got) == rows.names.parse(reference)
-        except UnknownOutcome:
-            return False
-
-    def records(d: Difference) -> Optional[str]:
-        row = rows.matrix.get(d.case)
-        if row is None or not all(same(cell_value(d.got, v, s), row.expected(t, v, s))
-                                  for t in transports for v, s in cells_of(row)):
-            return None
-        return f"got {d.got!r} is the row's own expectation ({rel(row.where())}) in every cell: it records nothing"
-
-    def asked(d: Difference) -> Optional[str]:
-        why = profile.disabled_reason("matrix", d.case)
+    def asked(d: Difference, case: str) -> Optional[str]:
+        why = profile.disabled_reason("matrix", case)
         return None if why is None else f"got {d.got!r} for a row the matrix never asks {profile.name}: disabled " \
                                         f"in {rel(str(profile.path))}: {why}"
 
-    return (lambda: client_record(profile, None, rows.names)), {"cases": cases, "records": records, "asked": asked}
+    return (lambda: client_record(profile, None, rows.names)), \
+        (lambda: client_record(profile, rows.matrix, rows.names, transports)), {"cells": cells, "asked": asked}
 
 
-def pkits_gate(rows: Rows, profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
+def pkits_gate(rows: Rows, profile: Profile):
     """pkits/pkits_gate.py's record of PROFILE and its checks (its client_args and not_asked)."""
     from pkits.pkits_gate import client_args, client_record, not_asked
     from pkits.verdicts import verdict_of
 
-    def cases(d: Difference) -> Optional[str]:
-        return None if d.case in rows.pkits else "not a test of pkits/tests.tsv"
-
-    def records(d: Difference) -> Optional[str]:
-        t = rows.pkits.get(d.case)
-        nist = None if t is None else ("accept" if t.valid else "refuse")
-        if t is None or not isinstance(d.got, str) or verdict_of(d.got) != nist:
+    def records(d: Difference, case: str) -> Optional[str]:
+        t = rows.pkits[case]
+        nist = "accept" if t.valid else "refuse"
+        if not isinstance(d.got, str) or verdict_of(d.got) != nist:
             return None
         return f"got {d.got!r} is NIST's verdict ({t.verdict}, {rel(t.where)}): it records nothing"
 
-    def asked(d: Difference) -> Optional[str]:
-        t = rows.pkits.get(d.case)
-        if t is None:
-            return None
+    def asked(d: Difference, case: str) -> Optional[str]:
+        t = rows.pkits[case]
         why = not_asked(t, profile, client_args(t, profile, Path("anchor.pem"), SimpleNamespace(crls=None), 0))
         return f"got {d.got!r} for a test the gate never asks {profile.name}: {why}" if why else None
 
-    return (lambda: client_record(profile, None)), {"cases": cases, "records": records, "asked": asked}
+    return (lambda: client_record(profile, None)), (lambda: client_record(profile, set(rows.pkits))), \
+        {"records": records, "asked": asked}
+
+
+def reasons_used(room: Path, records: list[Callable[[], Record]]) -> Callable[[], tuple[bool, str]]:
+    """reasons.toml: every reason it holds is named by an entry of the room's records (none left over)."""
+    def run() -> tuple[bool, str]:
+        from ..rows import load_table
+        path = room / "reasons.toml"
+        try:
+            held = set(load_table(path).get("reason", {}))
+            named = {d.reason for load in records for d in load().all if d.reason}
+        except RowError as e:
+            return False, str(e)
+        unused = sorted(held - named)
+        return not unused, (f"{rel(str(path))}: {', '.join(unused)}: named by no entry of {room.name}'s records"
+                            if unused else f"{len(held)} reasons, each named")
+    return run
 
 
 # ---- the cases ------------------------------------------------------------------------------------
@@ -225,37 +208,50 @@ def all_cases(clients: Path, names: OutcomeNames) -> list[tuple[str, Callable[[]
                 out.append((f"{name} read", lambda p=path, w=why: (False, f"{rel(str(p))}:1: no gate reads it ({w})")))
                 continue
             out += file_cases(name, *gates[label])
+        if (room / "reasons.toml").is_file():
+            loads = [gates[label][0] for label in gates if (room / f"{label}.toml").is_file()]
+            out.append((f"{room.name}/reasons.toml used", reasons_used(room, loads)))
     return out
 
 
-def file_cases(name: str, loader: Callable[[], Record], judges: dict[str, Judge]):
-    """NAME's load, then each judge over every entry (a file its loader refuses: its checks fail too)."""
+def file_cases(name: str, loader: Callable[[], Record], held: Callable[[], Record], judges: dict[str, Judge]):
+    """NAME's load alone, then held to its gate's cases (CASES), then each judge over every case of every
+    entry (a file its loader refuses: its later checks fail too)."""
     loaded: dict[str, object] = {}
 
-    def record():
-        if "record" not in loaded:
+    def get(key: str, load: Callable[[], Record]):
+        if key not in loaded:
             try:
-                loaded["record"] = loader()
+                loaded[key] = load()
             except RowError as e:
-                loaded["record"] = e
-        return loaded["record"]
+                loaded[key] = e
+        return loaded[key]
+
+    def failed(e: Exception) -> tuple[bool, str]:
+        return False, f"{rel(str(e).split(': ', 1)[0])}: {str(e).split(': ', 1)[-1]}"
 
     def load_case() -> tuple[bool, str]:
-        r = record()
-        if isinstance(r, Exception):
-            return False, f"{rel(str(r).split(': ', 1)[0])}: {str(r).split(': ', 1)[-1]}"
-        return True, f"{len(r.entries)} entries"
+        r = get("alone", loader)
+        return failed(r) if isinstance(r, Exception) else (True, f"{len(r.all)} entries")
+
+    def cases_case() -> tuple[bool, str]:
+        if isinstance(get("alone", loader), Exception):
+            return False, "not loaded (see its load case)"
+        r = get("held", held)
+        return failed(r) if isinstance(r, Exception) else \
+            (True, f"{len(r.all)} entries, {sum(len(r.members(d)) for d in r.all)} cases")
 
     def judged(judge: Judge) -> Callable[[], tuple[bool, str]]:
         def run() -> tuple[bool, str]:
-            r = record()
+            r = get("held", held)
             if isinstance(r, Exception):
-                return False, "not loaded (see its load case)"
-            problems = [f"{rel(d.where)}: {d.case}: {p}" for d in r.entries.values() if (p := judge(d))]
-            return not problems, "\n  ".join(problems) if problems else f"{len(r.entries)} entries"
+                return False, "not held to its cases (see its cases case)"
+            problems = [f"{rel(d.where)}: {case}: {p}" for d in r.all for case in r.members(d) if (p := judge(d, case))]
+            return not problems, "\n  ".join(problems) if problems else f"{len(r.all)} entries"
         return run
 
-    return [(f"{name} loads", load_case)] + [(f"{name} {check}", judged(judges[check])) for check in judges]
+    return [(f"{name} loads", load_case), (f"{name} cases", cases_case)] + \
+        [(f"{name} {check}", judged(judges[check])) for check in judges]
 
 
 def main() -> int:
