@@ -27,6 +27,7 @@ from typing import Optional
 
 from harness.record import KINDS, Difference, Record
 from harness.rows import RowError
+from pkits import table as pkits_table
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"
@@ -212,8 +213,7 @@ def pkits_section(clients: list[str], work: Path) -> tuple[list[str], dict[tuple
 
 
 def pkits_note(rows: int) -> str:
-    lines = [x for x in (ROOT / "pkits" / "tests.tsv").read_text().splitlines() if x.strip() and not x.startswith("#")]
-    whole = len(lines) - 1
+    whole = len(pkits_table.rows())
     return f"the whole suite, {whole} tests" if rows == whole else \
         f"{rows} of {whole} tests: the default gate's sample (the whole suite: label full, pkits_full)"
 

@@ -9,9 +9,14 @@ fails while a README says otherwise.
 
 The tables (TABLES below): matrix-rows (matrix/README.md, from matrix/rows.toml and certs/pki.toml),
 hostile-rows and hostile-clients (hostile/README.md, from hostile/hostile.tsv and the clients'
-hostile.toml) and hang-guards (README.md, from the case rows, the clients' records and
-bench/hang_guards.tsv). A count a README gives in a sentence sits between `<!-- count NAME -->` and
-`<!-- /count -->` and is written the same way (COUNTS below).
+hostile.toml), hang-guards (README.md, from the case rows, the clients' records and
+bench/hang_guards.tsv), clients-rooms and clients-flags (clients/README.md, from the profiles of the
+results page's list of clients), mutants-recorded and mutants-operators (mutants/README.md, from
+mutants.toml, operator_rows.toml, the operators' generator and survivors.toml). A count a README
+gives in a sentence sits between `<!-- count NAME -->` and `<!-- /count -->` and is written the same
+way (COUNTS below): rows, cases and samples of the gates, the clients, PKITS' table, the mutants.
+Measurements (seconds, CPU-seconds, wake-ups and blocks a run saw) are observations with a date and
+stay typed.
 
     /usr/bin/python3 -m harness.readme_tables --check      # one line per README that disagrees
     /usr/bin/python3 -m harness.readme_tables --write
@@ -19,7 +24,6 @@ bench/hang_guards.tsv). A count a README gives in a sentence sits between `<!-- 
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
 import re
 import sys
@@ -188,8 +192,10 @@ def hostile_cases() -> list[CaseRow]:
 
 @functools.cache
 def profiles() -> list[Profile]:
-    """Every room of clients/ (the reference's too), by the harness's own profile loader."""
-    return [load_profile(p, ROOT / "build") for p in sorted((ROOT / "clients").glob("*/profile.toml"))]
+    """Every room of clients/ (the reference's first), the results page's own list of clients
+    (clients/results_page.py clients_here), each by the harness's own profile loader."""
+    from clients.results_page import clients_here
+    return [load_profile(ROOT / "clients" / name / "profile.toml", ROOT / "build") for name in clients_here()]
 
 
 def hostile_asked(profile: Profile) -> int:
@@ -250,12 +256,160 @@ def record_counts() -> dict[str, str]:
     return counts
 
 
+def word(n: int) -> str:
+    return WORDS[n] if n < len(WORDS) else str(n)
+
+
 def other_counts() -> dict[str, str]:
-    with (ROOT / "pkits" / "tests.tsv").open() as f:
-        tests = list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
+    """The clients; PKITS' table (pkits/table.py, as the results page counts it)."""
+    from pkits.table import rows
+    tests = rows()
     n = sum(not p.reference for p in profiles())
-    return {"clients-under-test": WORDS[n] if n < len(WORDS) else str(n), "pkits-tests": str(len(tests)),
-            "pkits-end-entities": str(len({t["ee"] for t in tests}))}
+    libraries = ", ".join(f"{p.room.name} ({library_short(p)})" for p in profiles() if not p.reference)
+    return {"clients-under-test": word(n), "clients-all": str(len(profiles())), "clients-under-test-libraries": libraries,
+            "pkits-tests": str(len(tests)),
+            "pkits-end-entities": str(len({t.ee for t in tests})),
+            "pkits-invalid": str(sum(not t.valid for t in tests)), "pkits-valid": str(sum(t.valid for t in tests)),
+            "pkits-settings": str(sum(not t.default_settings for t in tests))}
+
+
+# --- clients/README.md: the rooms, their flags; the default gate's samples ----------------------
+
+def cell(text: str) -> str:
+    """TEXT as one cell of a Markdown table: a pipe and a tag's bracket escaped, the lines joined."""
+    return " ".join(text.replace("|", "\\|").replace("<", "\\<").split())
+
+
+def shown_command(profile: Profile) -> str:
+    """A profile's command as the tree holds it: the build tree as build/, this repository as ./."""
+    build, root = str(ROOT / "build"), str(ROOT)
+    return " ".join(a.replace(build, "build").replace(root + "/", "") for a in profile.command)
+
+
+def library_short(profile: Profile) -> str:
+    """The first words of a profile's `library` (up to its first parenthesis, colon or semicolon)."""
+    return re.split(r" \(|:|;|,", profile.library, maxsplit=1)[0].strip()
+
+
+def clients_rooms() -> str:
+    lines = ["| room | library (profile.toml `library`) | started as (`command`) |", "|---|---|---|"]
+    for p in profiles():
+        library = p.library + (" (the reference)" if p.reference else "")
+        lines.append(f"| {p.room.name}/ | {cell(library)} | `{shown_command(p)}` |")
+    return "\n".join(lines)
+
+
+def clients_flags() -> str:
+    lines = ["| client | the optional flags it has (profile.toml `flags`) | shims see its I/O and heap |", "|---|---|---|"]
+    for p in profiles():
+        flags = " ".join(f"`{f}`" for f in p.flags) or "none"
+        lines.append(f"| {p.room.name} | {flags} | {'yes' if p.shim_sees_io else 'no'} |")
+    return "\n".join(lines)
+
+
+def cmake_words(path: Path, name: str) -> list[str]:
+    """The words of `set(NAME ...)` in a CMakeLists.txt: the one place a sample list is written."""
+    m = re.search(rf"^\s*set\({re.escape(name)}\s+([^)]*)\)", path.read_text(), re.M)
+    if not m:
+        raise SystemExit(f"readme_tables: {path.relative_to(ROOT)}: no set({name} ...)")
+    return m[1].split()
+
+
+def cmake_number(path: Path, flag: str) -> str:
+    """The value of FLAG N in a CMakeLists.txt's commands (it must be given exactly one value there)."""
+    values = set(re.findall(rf"{re.escape(flag)} (\d+)", path.read_text()))
+    if len(values) != 1:
+        raise SystemExit(f"readme_tables: {path.relative_to(ROOT)}: {flag} given {sorted(values) or 'no'} values, one expected")
+    return values.pop()
+
+
+def sample_counts() -> dict[str, str]:
+    """The default gate's crossings of a client under test, as clients/CMakeLists.txt and pkits/ give them."""
+    clients = ROOT / "clients" / "CMakeLists.txt"
+    hostile, faults = cmake_words(clients, "HOSTILE_SAMPLE"), cmake_words(clients, "FAULTS_SAMPLE")
+    fuzz = ROOT / "fuzz" / "CMakeLists.txt"
+    targets = cmake_words(fuzz, "FUZZ_TARGETS") + re.findall(r"list\(APPEND FUZZ_TARGETS (\S+)\)", fuzz.read_text())
+    return {"hostile-sample": ", ".join(hostile), "hostile-sample-size": word(len(hostile)),
+            "faults-sample": ", ".join(faults), "pkits-sample": cmake_number(ROOT / "pkits" / "CMakeLists.txt", "--sample"),
+            "alloc-sweep-budget": cmake_number(clients, "--budget"), "fuzz-targets": word(len(targets))}
+
+
+# --- the other gates' rows ------------------------------------------------------------------------
+
+def and_list(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+def gate_counts() -> dict[str, str]:
+    """faults-rows, faults-cases (a row crossed over both transports is two); the matrix rows whose
+    servers differ; the hostile rows a client without --ocsp-staple check skips."""
+    faults = load_cases(ROOT / "faults" / "faults.tsv")
+    differ = [r["name"] for r in tomllib.loads((ROOT / "matrix" / "rows.toml").read_text())["row"] if "servers_differ" in r]
+    staple = [r for r in hostile_cases() if "--ocsp-staple check" in r.client]
+    return {"faults-rows": str(len(faults)), "faults-cases": str(sum(len(r.crossed()) for r in faults)),
+            "matrix-servers-differ": word(len(differ)), "matrix-servers-differ-rows": and_list(differ),
+            "hostile-staple-check-rows": word(len(staple))}
+
+
+# --- mutants/README.md: the recorded mutants and the operator scores -------------------------------
+
+@functools.cache
+def recorded_mutants() -> list:
+    from mutants.rows import load
+    return load(ROOT / "mutants" / "mutants.toml", ROOT)
+
+
+def mutants_recorded() -> str:
+    """The client's recorded mutants (mutants.toml; the lab library's are counted, not listed)."""
+    lines = ["| mutant | file | what it breaks | killer (gate row) | verdict | also |", "|---|---|---|---|---|---|"]
+    for m in recorded_mutants():
+        if m.in_harness:
+            continue
+        verdict = m.expect if m.expect == "killed" else f"**{m.expect}**"
+        also = "; ".join(f"{row}: {v}" for row, v in m.also.items())
+        lines.append(f"| {m.name} | {m.file.removeprefix('client/')} | {cell(m.breaks)} | {m.killer} | {verdict} | {also} |")
+    return "\n".join(lines)
+
+
+def fates(kinds: list[str]) -> str:
+    from mutants.scan import FATES
+    parts = [f"{kinds.count(k)} {k}" for k in FATES if kinds.count(k)]
+    return f"{len(kinds)} ({', '.join(parts)})" if kinds else "0"
+
+
+@functools.cache
+def operator_files() -> tuple[dict[str, int], dict[str, list[str]], set[str]]:
+    """Each mapped file's operator mutants (scan.py --list's count), its recorded survivors' fates, the
+    files whose survivors are recorded: by scan.py's own loaders and operators.py's generator."""
+    from mutants.operators import generate
+    from mutants.scan import load_map, survivors
+    mapping, complete = load_map(ROOT / "mutants" / "operator_rows.toml")
+    record = survivors(ROOT / "mutants" / "survivors.toml")
+    made = {f: len(generate(ROOT / f, (ROOT / f).read_text(), ROOT)) for f in mapping}
+    kinds = {f: [d.kind for d in record.entries.values() if d.keys.get("file") == f] for f in mapping}
+    return made, kinds, complete
+
+
+def mutants_operators() -> str:
+    made, kinds, complete = operator_files()
+    lines = ["| file | mutants | recorded survivors |", "|---|---|---|"]
+    files = [f for f in made if f in complete]
+    for f in files:
+        lines.append(f"| {f.removeprefix('client/')} | {made[f]:,} | {fates(kinds[f])} |")
+    lines.append(f"| **the {len(files)} recorded files** | {sum(made[f] for f in files):,} | "
+                 f"{fates([k for f in files for k in kinds[f]])} |")
+    return "\n".join(lines)
+
+
+def mutant_counts() -> dict[str, str]:
+    client = [m for m in recorded_mutants() if not m.in_harness]
+    made, _, complete = operator_files()
+    pending = [f for f in made if f not in complete]
+    return {"mutants-client": str(len(client)), "mutants-client-cases": str(sum(len(m.cases()) for m in client)),
+            "mutants-client-rows": str(len({row for m in client for row, _ in m.cases()})),
+            "mutants-harness": str(sum(m.in_harness for m in recorded_mutants())),
+            "mutants-judge": str(sum(m.name.startswith(("judge_", "cases_")) for m in recorded_mutants())),
+            "mutants-operator-pending": ", ".join(pending) if pending else "none"}
 
 
 # --- the registry ------------------------------------------------------------------------------
@@ -270,8 +424,13 @@ TABLES: dict[str, tuple[Path, Callable[[], str]]] = {
     "hostile-rows": (ROOT / "hostile" / "README.md", hostile_rows),
     "hostile-clients": (ROOT / "hostile" / "README.md", hostile_clients),
     "hang-guards": (ROOT / "README.md", hang_guards),
+    "clients-rooms": (ROOT / "clients" / "README.md", clients_rooms),
+    "clients-flags": (ROOT / "clients" / "README.md", clients_flags),
+    "mutants-recorded": (ROOT / "mutants" / "README.md", mutants_recorded),
+    "mutants-operators": (ROOT / "mutants" / "README.md", mutants_operators),
 }
-COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts, other_counts, record_counts]
+COUNTS: list[Callable[[], dict[str, str]]] = [matrix_counts, hostile_counts, other_counts, record_counts,
+                                              sample_counts, gate_counts, mutant_counts]
 
 
 def rewritten(path: Path, text: str, tables: dict[str, str], counts: dict[str, str]) -> tuple[str, list[str]]:

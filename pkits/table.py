@@ -1,6 +1,7 @@
 """pkits/tests.tsv: NIST's tests, their settings and verdicts, loaded and checked (file:line on error).
 
     tests = load(HERE / "tests.tsv", suite)      # {"4.1.1": PkitsTest, ...} in the file's order
+    rows()                                       # the table's rows unchecked against a suite (READMEs, results page)
     tests["4.8.1.3"].setting_args()              # the client flags of its settings
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from harness.rows import RowError, load_tsv, unique
 
+TABLE = Path(__file__).resolve().parent / "tests.tsv"
 VERDICTS = ("valid", "invalid")
 POLICY_ARC = "2.16.840.1.101.3.2.1.48."   # NIST-test-policy-N is this arc's N
 # a settings word -> the contract's optional flag that gives it (clients/README.md)
@@ -62,15 +64,20 @@ def check(t: PkitsTest, ees: set[str]) -> None:
         raise RowError(f"{t.where}: {t.test}: an invalid test names its control (a Valid test), a valid one none")
 
 
+def rows(path: Path = TABLE) -> list[PkitsTest]:
+    """The rows of PATH as they are written, no suite needed: what the READMEs and the results page count."""
+    return load_tsv(path, PkitsTest)
+
+
 def load(path: Path, ees: set[str]) -> dict[str, PkitsTest]:
     """The rows of PATH, each checked against the suite's end entities EES; controls checked last."""
-    rows = load_tsv(path, PkitsTest)
-    unique(rows, "test")
+    written = rows(path)
+    unique(written, "test")
     tests = {}
-    for t in rows:
+    for t in written:
         check(t, ees)
         tests[t.test] = t
-    for t in rows:
+    for t in written:
         if not t.valid and (t.control not in tests or not tests[t.control].valid):
             raise RowError(f"{t.where}: {t.test}: control {t.control!r} is not a valid test of the table")
     return tests
