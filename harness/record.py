@@ -210,7 +210,7 @@ class Record:
                 raise row.error(e.key, e.message) from e
             self.all.append(d)
             for name in d.names if single else [d.case]:
-                if is_glob(name):
+                if single and is_glob(name):
                     continue
                 if name in self.entries:
                     raise row.error(self.keys[0], f"{name!r} recorded twice (first at {self.entries[name].where})")
