@@ -42,7 +42,7 @@ from typing import Optional
 
 from harness import ROOT, SERVERS, PY, HarnessError, Server, bounded, run_client
 from harness.clients import CLIENTS, ClientError, Profile, load_profile
-from harness.runs import die_with_parent
+from harness.runs import die_with_parent, end_group
 
 SERVER_CORE, CLIENT_CORE = "0", "1"
 MODES = ("full", "resumed", "keepalive")
@@ -300,17 +300,7 @@ class Nginx:
     def stop(self) -> None:
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            self.proc.terminate()          # TERM: nginx's fast shutdown
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        end_group(self.proc)               # TERM: nginx's fast shutdown
         self.proc = None
 
 

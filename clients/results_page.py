@@ -118,7 +118,8 @@ def gate_cell(gate: str, client: str, case: str, junit: dict, records: Record, d
     if client == "tlsnb":
         return Cell("ref", "pass")
     if record is not None:
-        return Cell("diff", str(record.got), record.kind, record.why)
+        held = [str(record.got)] if record.got is not None else []
+        return Cell("diff", " ".join(held + [f"not {t}" for t in record.without]), record.kind, record.why)
     return Cell("same", "as tlsnb")
 
 

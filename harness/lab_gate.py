@@ -48,7 +48,7 @@ from typing import Optional
 
 from .ctest import CTestError, Test, ctest_tests as list_tests
 from .layout import ROOT, python_command
-from .runs import die_with_parent
+from .runs import die_with_parent, end_group
 
 FULL = "full"   # the uncut crossings: only when asked (--full, or --label full)
 CPU_DIR = "TLSLAB_CPU_DIR"   # where harness/cpu_meter.c writes each test's CPU-seconds (TEST.json)
@@ -426,16 +426,7 @@ class CpuHog:
     def __exit__(self, *exc) -> None:
         """SIGTERM first: stress-ng stops and reaps its workers (a SIGKILL of the whole group at once
         leaves them to init, unreaped for a while); then SIGKILL to whatever is left of the session."""
-        try:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            pass
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        end_group(self.proc)
 
 
 def stress(ns, tests: list[Test], labels: list[str]) -> int:

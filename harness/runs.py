@@ -136,6 +136,22 @@ def run_bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
                  usage.ru_utime + usage.ru_stime)
 
 
+def end_group(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """PROC asked to stop (SIGTERM: a server's fast shutdown, stress-ng reaping its workers), given
+    TIMEOUT seconds, then its whole process group killed (SIGKILL) and PROC reaped: nothing left."""
+    if proc.poll() is None:
+        try:
+            proc.terminate()
+            proc.wait(timeout=timeout)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 def bounded(argv: list[str], timeout: float, env: Optional[dict] = None,
             max_fds: Optional[int] = None, stdin_closed: bool = False) -> tuple[int, str, str, bool]:
     """run_bounded's (returncode, stdout, stderr, hung)."""

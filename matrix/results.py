@@ -98,12 +98,10 @@ def html_page(results: list[dict]) -> str:
         out.append("</tr>")
         for row in [r for r, g in groups.items() if g == group]:
             out.append(f"<tr><td class=row title='{html.escape(row)}'>{html.escape(row)}</td>")
-            for client in clients:
-                cells = by_cell.get((row, client))
+            for client, cells, klass in row_cells(by_cell, row, clients):
                 if not cells:
                     out.append("<td class=none>not run</td>")
                     continue
-                klass = cell_class(cells)
                 mark = why = ""
                 if klass == "diff" or klass == "skip":
                     kind, reason = cells[0]["kind"], cells[0]["why"]
@@ -115,6 +113,13 @@ def html_page(results: list[dict]) -> str:
             out.append("</tr>")
         out.append("</table>")
     return "\n".join(out) + "\n"
+
+
+def row_cells(by_cell: dict, row: str, clients: list[str]):
+    """(client, its cells of ROW or None, their class) for each client, in order."""
+    for client in clients:
+        cells = by_cell.get((row, client))
+        yield client, cells, cell_class(cells) if cells else "none"
 
 
 def tally(cells: list[dict]) -> str:
@@ -138,12 +143,10 @@ def markdown(results: list[dict]) -> str:
     lines = ["| row | " + " | ".join(clients) + " |", "|---|" + "---|" * len(clients)]
     for row, group in groups.items():
         cells = []
-        for client in clients:
-            found = by_cell.get((row, client))
+        for client, found, klass in row_cells(by_cell, row, clients):
             if not found:
                 cells.append("")
                 continue
-            klass = cell_class(found)
             mark = {"diff": f"**{KIND_MARK.get(found[0]['kind'], '?')}** ", "problem": "**could not run** "}.get(klass, "")
             cells.append(mark + cell_value(found))
         lines.append(f"| {group}: {row} | " + " | ".join(cells) + " |")

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""The lab's many-connection receiver: tls_server.py's `normal` behaviour at about half its CPU.
+"""The lab's many-connection receiver: tls_server.py's `normal` behaviour for less CPU.
 
 A row that makes thousands of connections (leaks.tsv's longrun rows, the allocation sweeps) spends
 more CPU in its server than in the client it judges: tls_server.py's asyncio streams move every TLS
-record through Python (sslproto's memory BIOs), about 1.3 ms a connection against tlsnb's 0.7.
-This one serves the same HTTP/1.1 answers from one selectors loop a worker over non-blocking
-ssl.SSLSocket objects, so that the handshake and every record stay in OpenSSL's socket BIO:
-about 0.7 ms a connection (servers/tests/test_bulk_server.py, bench figures in servers/README.md).
+record through Python (sslproto's memory BIOs). This one serves the same HTTP/1.1 answers from one
+selectors loop a worker over non-blocking ssl.SSLSocket objects, so that the handshake and every
+record stay in OpenSSL's socket BIO: a quarter less CPU a full handshake, two fifths less a resumed
+connection (bench/servers.py measures both; the figures are in servers/README.md).
 
 It takes tls_server.py's flags, its TLS context (make_context: the same certificates, versions,
 ciphers, tickets and --client-ca), its response (make_response), its REPORT fields for what it
@@ -23,16 +23,14 @@ CRLF CRLF, its body by Content-Length) answered with the response, until the cli
 from __future__ import annotations
 
 import errno
-import json
-import os
 import selectors
 import signal
 import socket
 import ssl
 import sys
 
-from tls_server import (Config, Tally, bind_all, die_with_parent, error_name, make_context, make_response,
-                        parse_args, run_parent, say_report)
+from tls_server import (Config, Tally, bind_all, die_with_parent, error_name, hand_over, make_context,
+                        make_response, parse_args, run_parent, run_server, say_report)
 
 REFUSED = {"refuse_resumption": "--refuse-resumption", "record_sni": "--record-sni",
            "verify_body_seed": "--verify-body-seed", "drop_handshake_alerts": "--drop-handshake-alerts"}
@@ -238,13 +236,7 @@ def refused(cfg: Config) -> str:
 def worker(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tally: Tally, out_fd: int) -> None:
     """A forked worker: serve until SIGTERM, then hand the tally to the parent through the pipe."""
     die_with_parent()
-
-    def hand_over() -> None:
-        with os.fdopen(out_fd, "wb") as pipe:
-            pipe.write(json.dumps(tally.to_json()).encode())
-        os._exit(0)   # no teardown of open connections: the parent is reporting
-
-    Loop(cfg, socks, ctx, tally).run(hand_over)
+    Loop(cfg, socks, ctx, tally).run(hand_over(tally, out_fd))
 
 
 def serve(cfg: Config) -> None:
@@ -257,14 +249,7 @@ def serve(cfg: Config) -> None:
 
 def main() -> None:
     cfg = parse_args()
-    if why := refused(cfg):
-        print(f"bulk_server: {why}", file=sys.stderr)
-        sys.exit(2)
-    try:
-        serve(cfg)
-    except (OSError, ssl.SSLError, ValueError) as exc:  # unreadable PEM, bad cipher string, address in use
-        print(f"bulk_server: {exc}", file=sys.stderr)
-        sys.exit(2)
+    run_server("bulk_server", serve, cfg, refused(cfg))
 
 
 if __name__ == "__main__":

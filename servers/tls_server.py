@@ -587,16 +587,19 @@ def die_with_parent() -> None:
         pass
 
 
-def run_worker(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tally: Tally, out_fd: int) -> None:
-    """A forked worker: serve until SIGTERM, then hand the tally to the parent through the pipe."""
-    die_with_parent()
-
-    def hand_over() -> None:
+def hand_over(tally: Tally, out_fd: int):
+    """What a forked worker does on SIGTERM: hand its tally to the parent through the pipe, and end."""
+    def done() -> None:
         with os.fdopen(out_fd, "wb") as pipe:
             pipe.write(json.dumps(tally.to_json()).encode())
         os._exit(0)  # no teardown of open connections: the parent is reporting
+    return done
 
-    asyncio.run(Receiver(cfg, socks, ctx, tally).run(hand_over))
+
+def run_worker(cfg: Config, socks: list[socket.socket], ctx: ssl.SSLContext, tally: Tally, out_fd: int) -> None:
+    """A forked worker: serve until SIGTERM, then hand the tally to the parent through the pipe."""
+    die_with_parent()
+    asyncio.run(Receiver(cfg, socks, ctx, tally).run(hand_over(tally, out_fd)))
 
 
 def read_all(fd: int) -> bytes:
@@ -720,15 +723,22 @@ def parse_args(argv: Optional[list[str]] = None) -> Config:
                   client_ca=a.client_ca, client_optional=a.client_optional)
 
 
+def run_server(program: str, serve, cfg: Config, refusal: str = "") -> None:
+    """SERVE(CFG), a refusal of the flags or an error of the set-up as one line and exit 2."""
+    try:
+        if refusal:
+            raise ValueError(refusal)
+        serve(cfg)
+    except (OSError, ssl.SSLError, ValueError) as exc:  # unreadable PEM, bad cipher string, address in use
+        print(f"{program}: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
 def main() -> None:
     cfg = parse_args()
     if not cfg.drop_handshake_alerts:
         send_handshake_alerts()
-    try:
-        serve_forever(cfg)
-    except (OSError, ssl.SSLError, ValueError) as exc:  # unreadable PEM, bad cipher string, address in use
-        print(f"tls_server: {exc}", file=sys.stderr)
-        sys.exit(2)
+    run_server("tls_server", serve_forever, cfg)
 
 
 if __name__ == "__main__":

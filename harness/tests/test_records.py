@@ -38,7 +38,7 @@ from ..clients import ClientError, Profile, load_profile
 from ..gate import Gate
 from ..layout import CASE_FILES, ROOT
 from ..outcomes import OutcomeNames, UnknownOutcome
-from ..record import SKIP, Difference, Record
+from ..record import Difference, Record
 from ..rows import RowError
 
 CASE_GATES = CASE_FILES

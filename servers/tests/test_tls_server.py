@@ -266,22 +266,29 @@ def normal_keepalive_answers_every_request(lab: Lab) -> None:
                            "connections_by_addr"))
 
 
-def normal_counts_request_bodies(lab: Lab) -> None:
-    srv = lab.server("--status", "503")
+def statuses_and_report(lab: Lab, name: str, args: list[str], send) -> tuple[list[str], dict]:
+    """A server with ARGS, SEND(socket) over one TLS connection (the status lines it read), its REPORT."""
+    srv = lab.server(*args)
     with lab.tls(srv.port) as s:
+        statuses = send(s)
+    return statuses, lab.stop(name, srv)
+
+
+def normal_counts_request_bodies(lab: Lab) -> None:
+    def two(s) -> list[str]:
         statuses = [fetch(s, b"x" * 1000).status_line, fetch(s).status_line]
         s.unwrap()  # close_notify, then FIN: how the C client ends a connection
-    report = lab.stop("bytes_in", srv)
+        return statuses
+    statuses, report = statuses_and_report(lab, "bytes_in", ["--status", "503"], two)
     lab.gate.expect("normal/status_option", ["HTTP/1.1 503 Service Unavailable"] * 2, statuses)
     lab.gate.expect("normal/bytes_in", {"requests": 2, "bytes_in": 1000, "bad_bodies": 0},
                     subset(report, "requests", "bytes_in", "bad_bodies"))
 
 
 def verify_body_seed_counts_bad_body(lab: Lab) -> None:
-    srv = lab.server("--verify-body-seed", "7")
-    with lab.tls(srv.port) as s:
-        statuses = [fetch(s, body).status_line for body in (pattern(500, 7), pattern(500, 8), pattern(1, 7))]
-    report = lab.stop("verify_body_seed", srv)
+    statuses, report = statuses_and_report(
+        lab, "verify_body_seed", ["--verify-body-seed", "7"],
+        lambda s: [fetch(s, body).status_line for body in (pattern(500, 7), pattern(500, 8), pattern(1, 7))])
     lab.gate.expect("verify_body_seed/still_200", ["HTTP/1.1 200 OK"] * 3, statuses)
     lab.gate.expect("verify_body_seed/report", {"requests": 3, "bad_bodies": 1, "bytes_in": 1001},
                     subset(report, "requests", "bad_bodies", "bytes_in"))
