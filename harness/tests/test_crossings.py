@@ -72,6 +72,9 @@ CASES = [  # (case, the path changed, gate, client, whole after it)
 
 def main() -> int:
     gate = Gate("harness_crossings")
+    # `./run_all.sh --full` sets TLSLAB_FULL=1 for the whole run (every crossing whole, as asked): these
+    # cases judge the digest, so they run without it (full-asked below sets it on purpose)
+    os.environ.pop("TLSLAB_FULL", None)
     only = sys.argv[1:]
     for name, change, g, client, whole in CASES:
         if only and name not in only:
