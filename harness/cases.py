@@ -42,7 +42,7 @@ from typing import Optional
 
 from .clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from .expect import OUTCOME as OUTCOME_TERM
-from .expect import ExpectError, Expectation, judge, parse
+from .expect import ExpectError, Expectation, judge, named_outcomes, outcome_term, parse
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
 from .record import SKIP, Difference, Record
@@ -410,7 +410,7 @@ class CaseRunner:
             return
         if exp_text == SKIP and not self.update:
             gate.check(case_id, False, f"recorded as skip (exit 89), but the client ran it: "
-                                       f"{run.outcomes() if run else problems}; re-record with --update")
+                                       f"{named_outcomes(run.outcomes()) if run else problems}; re-record with --update")
             return
         verdict(gate, case_id, not problems, "; ".join(problems) + f"  ({row.why})")
         if problems:
@@ -448,7 +448,7 @@ def observe(reference: str, run: Run, reports: dict, expand, recorded: Optional[
         return recorded
     if not judge(parse(expand(reference)), run, reports):
         return None
-    terms = [f"{k}*{n}" for k, n in sorted(run.outcomes().items())]
+    terms = [outcome_term(k, n) for k, n in sorted(run.outcomes().items())]
     if run.signal:
         terms.append(f"signal={signal_name(run.signal)}")
     elif run.rc not in (0, 1) or any(t.startswith("exit=") for t in reference.split()):

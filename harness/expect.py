@@ -3,7 +3,10 @@
     ok/0*64 server.requests=192 shim.eagain>0 loop.idle_waits<200 each.requests_done=3
 
 A term is one of
-    STAGE/DETAIL*N        N attempts ended STAGE/DETAIL; all such terms together are the whole count
+    STAGE/DETAIL*N        N attempts ended STAGE/DETAIL; all such terms together are the whole count.
+                          DETAIL is a name (harness/outcomes.py: handshake/SSL_R_UNEXPECTED_MESSAGE,
+                          read/PEER_CLOSED, lookup/TIMEOUT); a number only where it has none (a number
+                          that has one is refused, naming it); ok is ok/0
     A|B*N                 N attempts ended A or B, in any mix (a race the library does not settle:
                           each alternative was observed, and the row says why)
     exit=N                the process exited N
@@ -29,8 +32,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .loop import KEYS as LOOP_KEYS
+from .outcomes import STAGES, UnknownOutcome, default as default_names
 
-OUTCOME = re.compile(r"^([a-z]+/-?\d+(?:\|[a-z]+/-?\d+)*)\*(\d+)$")
+ONE_OUTCOME = r"[a-z]+/[A-Za-z0-9_.-]+"
+OUTCOME = re.compile(rf"^({ONE_OUTCOME}(?:\|{ONE_OUTCOME})*)\*(\d+)$")
+NUMBER = re.compile(r"-?\d+")
 COMPARE = re.compile(r"^([a-z][a-z0-9_]*)\.([A-Za-z0-9_]+)(?:\[([^\]]+)\])?(=|>|<|~)(.+)$")
 WALL = re.compile(r"^wall(<|>)(\d+(?:\.\d+)?)$")
 # A verdict is a count or an outcome, never a duration (DESIGN.md): CPU against a control's, CPU over
@@ -86,6 +92,57 @@ class Expectation:
                 or self.exit not in (None, 0))
 
 
+def outcome_key(text: str) -> str:
+    """One outcome, `stage/NAME` (a number where it has no name), as the run counts it: 'stage/detail'."""
+    stage, _, detail = text.partition("/")
+    if stage == "ok":
+        if detail != "0":
+            raise ExpectError(f"ok is written ok/0 ({text!r} is not)")
+        return text
+    if stage not in STAGES:
+        raise ExpectError(f"unknown stage {stage!r} in {text!r} (one of {', '.join(STAGES)})")
+    names = default_names()
+    if NUMBER.fullmatch(detail):
+        if named := names.named(stage, int(detail)):
+            raise ExpectError(f"write {named} for {text} (a number only where no name exists: harness/outcomes.py)")
+        return f"{stage}/{int(detail)}"
+    try:
+        return f"{stage}/{names.parse(text)[1]}"
+    except UnknownOutcome as e:
+        raise ExpectError(str(e)) from e
+
+
+def outcome_text(key: str) -> str:
+    """A run's 'stage/detail' (or 'A|B' of them) as it is written: by name, the number where none exists."""
+    def one(k: str) -> str:
+        stage, _, detail = k.partition("/")
+        if stage == "ok" or not NUMBER.fullmatch(detail):
+            return k
+        return default_names().named(stage, int(detail)) or k
+    return "|".join(one(k) for k in key.split("|"))
+
+
+def outcome_term(key: str, n: int) -> str:
+    """The term that counts N attempts ending KEY ('stage/detail'), by name: what --update writes."""
+    return f"{outcome_text(key)}*{n}"
+
+
+def named_outcomes(counts: dict[str, int]) -> dict[str, int]:
+    """Counts by 'stage/detail', keyed by name (a failure's message shows what a person writes)."""
+    return {outcome_text(k): n for k, n in counts.items()}
+
+
+def _outcome(term: str) -> Optional[tuple[str, str, str]]:
+    """(TERM, the run's key of its outcomes, its count) for an outcome term, else None."""
+    m = OUTCOME.match(term)
+    if not m:
+        return None
+    try:
+        return term, "|".join(outcome_key(a) for a in m[1].split("|")), m[2]
+    except ExpectError as e:
+        raise ExpectError(f"{term!r}: {e}") from e
+
+
 def _once(exp: Expectation, attr: str, value, term: str) -> None:
     """Sets a term that takes one value: given twice, the value not kept would go unjudged."""
     if getattr(exp, attr) is not None:
@@ -96,7 +153,7 @@ def _once(exp: Expectation, attr: str, value, term: str) -> None:
 def parse(text: str) -> Expectation:
     exp = Expectation(text)
     for term in text.split():
-        if m := OUTCOME.match(term):
+        if m := _outcome(term):   # m[1]: the run's key, 'stage/detail' (names translated once, here)
             exp.outcomes[m[1]] = exp.outcomes.get(m[1], 0) + int(m[2])
         elif term.startswith("signal="):
             name = term.split("=", 1)[1]
@@ -222,7 +279,7 @@ def judge(exp: Expectation, run, reports: dict[str, dict]) -> list[str]:
         if not (run.wall_s < seconds if op == "<" else run.wall_s > seconds):
             problems.append(f"wall {run.wall_s:.2f} s, expected {op} {seconds} s")
     if exp.outcomes and not outcomes_hold(exp.outcomes, run.outcomes()):
-        problems.append(f"outcomes {run.outcomes()}, expected {exp.outcomes}")
+        problems.append(f"outcomes {named_outcomes(run.outcomes())}, expected {named_outcomes(exp.outcomes)}")
     for c in exp.compares:
         if why := _compare(c, run, reports):
             problems.append(why)

@@ -155,33 +155,13 @@ def matrix_counts() -> dict[str, str]:
 
 # --- hostile/README.md: the rows ---------------------------------------------------------------
 
-OUTCOME_TERM = re.compile(r"^([a-z]+)/(-?\d+)(\*\d+)?$")
-
-
-def detail_names() -> Callable[[str, int], str]:
-    """(stage, detail) -> the name harness/outcomes.py gives it, ASN1_R_ reasons named too."""
-    from harness.outcomes import ERR_LIB_SHIFT, OutcomeNames, _defines
-    include = Path("/usr/include/openssl")
-    names = OutcomeNames(include)
-    lib_asn1 = _defines(include / "err.h", "ERR_LIB_ASN1")["ERR_LIB_ASN1"]
-    asn1 = {(lib_asn1 << ERR_LIB_SHIFT) | reason: name for name, reason in _defines(include / "asn1err.h", "ASN1_R_").items()}
-    return lambda stage, detail: f"{stage}/{asn1[detail]}" if detail in asn1 else names.name(stage, detail)
-
-
-def expect_outcomes(expect: str, name: Callable[[str, int], str]) -> str:
-    """The outcome terms of an expectation, each numbered one followed by its name."""
+def expect_outcomes(expect: str) -> str:
+    """The outcome terms of an expectation, each by name (harness/outcomes.py), alternatives joined by `or`."""
+    from harness.expect import OUTCOME, outcome_key, outcome_text
     shown = []
     for term in expect.split():
-        alternatives = term.split("|")
-        if not all(OUTCOME_TERM.match(a) for a in alternatives):
-            continue
-        parts = []
-        for a in alternatives:
-            m = OUTCOME_TERM.match(a)
-            named = name(m[1], int(m[2]))
-            parts.append(a if m[1] in ("ok", "deadline", "setup") or named.endswith(f"/{m[2]}")
-                         else f"{a} ({named})")
-        shown.append(" or ".join(parts))
+        if m := OUTCOME.match(term):
+            shown.append(" or ".join(outcome_text(outcome_key(a)) for a in m[1].split("|")) + f"*{m[2]}")
     return " ".join(shown)
 
 
@@ -205,11 +185,10 @@ def hostile_asked(profile: Profile) -> int:
 
 
 def hostile_rows() -> str:
-    name = detail_names()
     lines = ["| case | tlsnb | transports | control |", "|---|---|---|---|"]
     for r in hostile_cases():
         transports = "both" if set(r.transports.split()) == {"bio", "fd"} else r.transports
-        lines.append(f"| {r.case} | {expect_outcomes(r.expect, name)} | {transports} | {r.control} |")
+        lines.append(f"| {r.case} | {expect_outcomes(r.expect)} | {transports} | {r.control} |")
     return "\n".join(lines)
 
 

@@ -4,7 +4,7 @@ One format for every gate, one loader, one --update. An entry holds only what di
     [[difference]]
     case = "names-wrong-host"     # a case id, a glob of them (`hrr*`, `*/fd`, `4.4.*`) or a list of both
     except = ["hrr-ok"]           # optional: cases the globs leave out
-    got = "handshake/62*1"        # OBSERVED: only what differs from the row, in the gate's own language
+    got = "handshake/X509_V_ERR_HOSTNAME_MISMATCH*1"   # OBSERVED: only what differs from the row
     without = ["loop.idle_waits<1000+progress"]   # optional (case gates): the row's terms it does not hold
     kind = "limit"                # a person's: bug | policy | limit (a gate may name its own kinds)
     why = "..."                   # a person's: the reason in words; or reason = "KEY" of reasons.toml

@@ -22,6 +22,7 @@ from typing import Optional
 from harness import (Gate, Run, RowError, bad_input, bulk_server, gate_args, load_tsv, rerun_line, run_client,
                      tls_server, verdict)
 from harness import crossings
+from harness.expect import ExpectError, named_outcomes, outcome_key
 from harness.record import Record
 from harness.rows import expand_globs
 from harness.clients import ClientError, Profile, gate_client
@@ -56,8 +57,9 @@ def all_as_expected(run: Run, expect: str, count: int) -> str:
     got = run.outcomes()
     if run.signal:
         return f"killed by signal {run.signal}"
-    if got != {expect: count}:
-        return f"outcomes {got}, expected {{{expect!r}: {count}}} (exit {run.rc}, stderr {run.stderr.strip()[-200:]!r})"
+    if got != {outcome_key(expect): count}:   # EXPECT by name (harness/outcomes.py), checked when the rows load
+        return (f"outcomes {named_outcomes(got)}, expected {{{expect!r}: {count}}} (exit {run.rc}, "
+                f"stderr {run.stderr.strip()[-200:]!r})")
     return ""
 
 
@@ -301,6 +303,11 @@ def main() -> int:
     bad = [r for r in rows if r.inject != "-" and (r.inject.split()[0] != "fail_bio_new" or r.kind != "longrun")]
     if bad:
         bad_input("leaks_gate.py", f"{bad[0].where}: inject must be - or `fail_bio_new every=N` on a longrun row")
+    for r in rows:   # an outcome by name, the number only where it has none (harness/expect.py's outcome_key)
+        try:
+            outcome_key(ns.profile.outcome_for("leaks", r.case, r.expect))
+        except ExpectError as e:
+            bad_input("leaks_gate.py", f"{r.where}: expect: {e}")
     ids = list(case_ids(rows, transports))
     if ns.list:
         print("\n".join(ids))

@@ -591,10 +591,10 @@ CASES: list[tuple[str, Callable[["Lab"], list[str]], bool]] = [  # (name, case, 
      tlsnb_case("ok/0*8 exit=0 server.handshakes=8", ["--fault", "downstream:slicer:size=1"],
                 check=slicer_cut_every_byte), True),
     ("ClientResetMidResponseIsRead104",
-     tlsnb_case("read/104*8 exit=1 proxy.ends[reset_peer]=8", ["--fault", "downstream:reset_peer:at=3000"],
+     tlsnb_case("read/ECONNRESET*8 exit=1 proxy.ends[reset_peer]=8", ["--fault", "downstream:reset_peer:at=3000"],
                 tls=["--body-size", "20000"]), True),
     ("ClientBlackholeIsDeadline2",
-     tlsnb_case("deadline/2*8 exit=1 wall<3", ["--fault", "downstream:blackhole"], client=["--deadline-ms", "1000"]),
+     tlsnb_case("deadline/HANDSHAKE*8 exit=1 wall<3", ["--fault", "downstream:blackhole"], client=["--deadline-ms", "1000"]),
      True),
 ]
 
