@@ -8,7 +8,7 @@ fails while a README says otherwise.
     <!-- end of table NAME -->
 
 The tables (TABLES below): matrix-rows (matrix/README.md, from matrix/rows.toml and certs/pki.toml),
-hostile-rows and hostile-clients (hostile/README.md, from hostile/hostile.tsv and the clients'
+hostile-rows and hostile-clients (hostile/README.md, from hostile/hostile.toml and the clients'
 hostile.toml) and hang-guards (README.md, from the case rows, the clients' records and
 bench/hang_guards.tsv). A count a README gives in a sentence sits between `<!-- count NAME -->` and
 `<!-- /count -->` and is written the same way (COUNTS below).
@@ -182,7 +182,7 @@ def expect_outcomes(expect: str, name: Callable[[str, int], str]) -> str:
 
 @functools.cache
 def hostile_cases() -> list[CaseRow]:
-    return load_cases(ROOT / "hostile" / "hostile.tsv")
+    return load_cases(ROOT / "hostile" / "hostile.toml")
 
 
 @functools.cache

@@ -7,8 +7,8 @@ the loader its gate uses, and holds each entry to the gate's rows, naming file:l
 
     loads     the gate's loader takes the file (kinds, gots the gate can judge, no case twice)
     cases     every entry names a case of its gate: for the case gates ROW, or ROW/bio and ROW/fd for
-              a client with --transport (client/tests/client.tsv, faults/faults.tsv, hostile/hostile.tsv,
-              dns/dns.tsv, crossed as the gate crosses them); matrix/rows.toml's rows (a got's cells
+              a client with --transport (client/tests/client.toml, faults/faults.toml, hostile/hostile.toml,
+              dns/dns.toml, crossed as the gate crosses them); matrix/rows.toml's rows (a got's cells
               among the row's versions and servers); pkits/tests.tsv's tests
     records   no entry's got is the row's own expectation (a record that records nothing): a case row's
               expect (the same terms), every cell of a matrix row's bio/fd, NIST's verdict
@@ -38,8 +38,8 @@ from ..outcomes import OutcomeNames, UnknownOutcome
 from ..record import SKIP, Difference, Record
 from ..rows import RowError
 
-CASE_GATES = {"client": ROOT / "client/tests/client.tsv", "faults": ROOT / "faults/faults.tsv",
-              "hostile": ROOT / "hostile/hostile.tsv", "dns": ROOT / "dns/dns.tsv"}
+CASE_GATES = {"client": ROOT / "client/tests/client.toml", "faults": ROOT / "faults/faults.toml",
+              "hostile": ROOT / "hostile/hostile.toml", "dns": ROOT / "dns/dns.toml"}
 UNREAD: tuple[str, ...] = ()   # a room's LABEL.toml no gate reads
 
 
@@ -106,9 +106,8 @@ def case_gate(rows: Rows, label: str, profile: Profile) -> tuple[Callable[[], Re
 
 def leaks_gate(profile: Profile) -> tuple[Callable[[], Record], dict[str, Judge]]:
     """leaks/leaks_gate.py's record of PROFILE: a Heap/ case whose heap grows (its loader, check_leak_got)."""
-    from leaks.leaks_gate import LEAK_GOTS, Row, case_ids, check_leak_got, skipped
-    from ..rows import load_tsv
-    cells = case_ids(load_tsv(ROOT / "leaks" / "leaks.tsv", Row), ("bio", "fd") if profile.has("--transport") else None)
+    from leaks.leaks_gate import LEAK_GOTS, case_ids, check_leak_got, load_rows, skipped
+    cells = case_ids(load_rows(ROOT / "leaks" / "leaks.toml"), ("bio", "fd") if profile.has("--transport") else None)
 
     def kind_of(d: Difference) -> Optional[str]:
         prefix = LEAK_GOTS.get(str(d.got))
