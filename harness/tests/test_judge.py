@@ -112,6 +112,11 @@ def refused(word: str) -> tuple[str, str]:
 
 LOADS = ("loads", "")
 
+
+def loads_as(field: str, text: str) -> tuple[str, tuple[str, str]]:
+    """load_cases must load the file, and its last row's FIELD must read TEXT (an array joined, a default)."""
+    return ("loads", (field, text))
+
 # ---- every form of the grammar, judged, and the terms parse() must refuse ---------------------------
 
 JUDGED = {  # form: [(case, expect, shown, verdict)]
@@ -396,18 +401,27 @@ LOADED = {  # form: [(case, rows, verdict)]
     # harness/rows.py's load_case_file: a key missing, unknown, of the wrong type: file:line (the second
     # case's [[case]] is line 8, or the key's own line) and the case
     "case-keys": [
-        ("expect-as-terms",  [SUCCEEDS, row("a", None, extra='expect = ["ok/0*1", "exit=0"]')], LOADS),
-        ("missing-key",      [SUCCEEDS, row("a", None)],                  refused("cases.toml:8: a: missing 'expect'")),
+        ("expect-as-terms",  [SUCCEEDS, row("a", None, extra='expect = ["ok/0*1", "exit=0"]')],
+                             loads_as("expect", "ok/0*1 exit=0")),
+        ("lists-joined",     [SUCCEEDS, row("a", "ok/0*1", extra='peers = ["tls leaf-ecdsa", "dns a.test=a:127.0.0.1"]')],
+                             loads_as("peers", "tls leaf-ecdsa; dns a.test=a:127.0.0.1")),
+        ("left-out-is-none", [SUCCEEDS, row("a", "ok/0*1", transports="-")], loads_as("transports", "-")),
+        ("missing-key",      [SUCCEEDS, row("a", None)],
+                             refused("cases.toml:8: a: missing 'expect'")),
         ("unknown-key",      [SUCCEEDS, row("a", "ok/0*1", extra='peer = ["tls leaf-ecdsa"]')],
                              refused("cases.toml:14: a: unknown key 'peer'")),
         ("transports-text",  [SUCCEEDS, row("a", "ok/0*1", transports="-", extra='transports = "bio fd"')],
                              refused("cases.toml:13: a: transports must be list, got 'bio fd'")),
-        ("expect-a-number",  [SUCCEEDS, row("a", None, extra="expect = 1")], refused("cases.toml:13: a: expect must be str or list")),
-        ("terms-not-text",   [SUCCEEDS, row("a", None, extra="expect = [1]")], refused("cases.toml:13: a: expect's items must be str")),
-        ("dash-for-none",    [SUCCEEDS, row("a", "ok/0*1", extra='shim = "-"')], refused("cases.toml:14: a: shim = \"-\": leave")),
+        ("expect-a-number",  [SUCCEEDS, row("a", None, extra="expect = 1")],
+                             refused("cases.toml:13: a: expect must be str or list")),
+        ("terms-not-text",   [SUCCEEDS, row("a", None, extra="expect = [1]")],
+                             refused("cases.toml:13: a: expect's items must be str")),
+        ("dash-for-none",    [SUCCEEDS, row("a", "ok/0*1", extra='shim = "-"')],
+                             refused('cases.toml:14: a: shim = "-": leave')),
         ("empty-list",       [SUCCEEDS, row("a", "ok/0*1", transports="-", extra="transports = []")],
                              refused("cases.toml:13: a: transports is an empty array")),
-        ("named-twice",      [SUCCEEDS, SUCCEEDS],                        refused("cases.toml:9: b: defined twice (first at line 1)")),
+        ("named-twice",      [SUCCEEDS, SUCCEEDS],
+                             refused("cases.toml:9: b: defined twice (first at line 1)")),
     ],
 }
 
@@ -443,10 +457,16 @@ def loaded(rows: list[str], verdict: tuple[str, str], folder: Path) -> tuple[boo
     path = folder / "cases.toml"
     path.write_text("\n".join(rows))
     try:
-        load_cases(path)
+        loaded_rows = load_cases(path)
     except RowError as e:
-        return (False, f"refused: {e}") if verdict == LOADS else said([str(e)], verdict[1])
-    return (True, "") if verdict == LOADS else (False, "loaded: expected a refusal")
+        return (False, f"refused: {e}") if verdict[0] == "loads" else said([str(e)], verdict[1])
+    if verdict[0] != "loads":
+        return False, "loaded: expected a refusal"
+    if not verdict[1]:
+        return True, ""
+    field, want = verdict[1]
+    got = getattr(loaded_rows[-1], field)
+    return got == want, f"{field} = {got!r}, expected {want!r}"
 
 
 # ---- what --update writes (harness/cases.py observe) ---------------------------------------------
