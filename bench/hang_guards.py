@@ -42,8 +42,8 @@ from harness.rows import RowError
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "hang_guards.tsv"
 # The case gates and their rows; a client's record of one is clients/NAME/GATE.toml.
-GATES = {"client": ROOT / "client" / "tests" / "client.tsv", "dns": ROOT / "dns" / "dns.tsv",
-         "faults": ROOT / "faults" / "faults.tsv"}
+GATES = {"client": ROOT / "client" / "tests" / "client.toml", "dns": ROOT / "dns" / "dns.toml",
+         "faults": ROOT / "faults" / "faults.toml"}
 FLAG_VALUE = re.compile(r"(--deadline-ms|--dns-timeout-ms)\s+(\d+)")
 FIGURE = re.compile(r"^\s+wall (\d+\.\d+) s")
 VERDICT = re.compile(r"^(PASS|FAIL) (\S+)")

@@ -3,7 +3,7 @@
 // status callback once the server's chain has verified. A resumed session is accepted as it
 // is: TLS 1.2 resumption does not run the callback, TLS 1.3's runs it with no staple
 // (gaps/status_cb_not_on_resumption), and a session exists only after a full handshake whose
-// staple passed (client/tests/client.tsv staple-resumed).
+// staple passed (client/tests/client.toml staple-resumed).
 #pragma once
 
 #include <openssl/ssl.h>

@@ -118,7 +118,7 @@ std::string to_wire_names(Options& o) {
 // A --name the caller gave: a bare IP literal, or a host name as a DNS query could carry it
 // (dns::name_text_problem: at most 253 characters, labels of 1..63 letters, digits, '-' and '_'; its
 // A-label when IDNA made one). A bracketed literal is TARGET:PORT's form, not a name. TARGET taken as the
-// name is not checked here: over --ns its lookup ends with its own code (dns.tsv code/bad-name).
+// name is not checked here: over --ns its lookup ends with its own code (dns/dns.toml code/bad-name).
 std::string check_given_name(const Options& o) {
   if (is_ip_literal(o.name)) return "";
   if (o.name.front() == '[' && o.name.back() == ']') {  // o.name is not empty: --name refuses an empty value

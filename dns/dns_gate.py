@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Names end to end (label dns): dns.tsv, the resolver on the loop, the judge, pinning, rebinding.
+"""Names end to end (label dns): dns.toml, the resolver on the loop, the judge, pinning, rebinding.
 
 The whole gate runs inside a network namespace of its own (`unshare -n`, loopback only), so
 an answer with a public address can be judged without a packet ever leaving the machine:
@@ -15,5 +15,5 @@ from harness.cases import gate_main
 from harness.netns import enter_namespace
 
 if __name__ == "__main__":
-    sys.exit(gate_main("dns", __doc__, Path(__file__).resolve().parent / "dns.tsv",
+    sys.exit(gate_main("dns", __doc__, Path(__file__).resolve().parent / "dns.toml",
                        before=lambda ns: enter_namespace("dns_gate.py")))

@@ -1,13 +1,13 @@
-"""Run every gap program and hold its observation to the record in gaps/gaps.tsv.
+"""Run every gap program and hold its observation to the record in gaps/gaps.toml.
 
     /usr/bin/python3 -m gaps.check_gaps --bin BUILD/gaps [--certs DIR] [NAME ...]
-    /usr/bin/python3 -m gaps.check_gaps --write-readme     # gaps/README.md's table, from gaps.tsv
+    /usr/bin/python3 -m gaps.check_gaps --write-readme     # gaps/README.md's table, from gaps.toml
 
 Each gap program prints one `OBSERVED key=value ...` line (compared whole with the
 row's `expected`) and any number of `FIGURE key=value` lines (shown, never compared).
 A row whose observation differs fails, a gap that got fixed included: update the row.
 A program that exits 77 (its situation cannot be built here, e.g. no namespaces without
-root) is a SKIP. The README's table is made from gaps.tsv; a table that differs from the
+root) is a SKIP. The README's table is made from gaps.toml; a table that differs from the
 record is a failure (`readme-table`). Bad input: one line on stderr, exit 2.
 """
 from __future__ import annotations
@@ -19,25 +19,27 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import ROOT, Gate, RowError, bad_input, load_tsv
+from harness import ROOT, Gate, RowError, bad_input
+from harness.rows import NONE, case_key, load_case_file
 
 HERE = Path(__file__).resolve().parent
 SKIP_EXIT = 77
 TIMEOUT_S = 60
 README = HERE / "README.md"
-TABLE_BEGIN = "<!-- the gaps table: made by check_gaps.py --write-readme from gaps.tsv; do not edit by hand -->"
+TABLE_BEGIN = "<!-- the gaps table: made by check_gaps.py --write-readme from gaps.toml; do not edit by hand -->"
 TABLE_END = "<!-- end of the gaps table -->"
 
 
 @dataclass
 class Gap:
-    name: str
-    args: str        # beyond --certs; {root} is the repository
-    expected: str
-    summary: str
-    reason: str
-    guard: str
-    fix_at: str
+    """A [[case]] of gaps.toml (args may be left out: none; expected may be an array of its words)."""
+    name: str = case_key()
+    args: str = case_key(default=NONE)     # beyond --certs; {root} is the repository
+    expected: str = case_key(join=" ")
+    summary: str = case_key()
+    reason: str = case_key()
+    guard: str = case_key()
+    fix_at: str = case_key()
     where: str = ""
 
     def argv(self) -> list[str]:
@@ -57,12 +59,8 @@ class Run:
 
 
 def load_record(path: Path) -> list[Gap]:
-    gaps = load_tsv(path, Gap)
-    seen: dict[str, str] = {}
+    gaps = load_case_file(path, Gap)
     for g in gaps:
-        if g.name in seen:
-            raise RowError(f"{g.where}: gap {g.name!r} is recorded twice (first at {seen[g.name]})")
-        seen[g.name] = g.where
         if not (HERE / f"{g.name}.cc").is_file():
             raise RowError(f"{g.where}: no program gaps/{g.name}.cc for gap {g.name!r}")
     return gaps
@@ -126,7 +124,7 @@ def check(gate: Gate, gap: Gap, bin_dir: Path, certs: str) -> None:
     gate.check(gap.name, False, f"{differences(gap.expected, run.observed)}"
                                 + (f"  [{figures}]" if figures else "")
                                 + f"\n    observed: {run.observed}"
-                                + "\n    the record no longer holds: if the gap was fixed, update its row in gaps/gaps.tsv"
+                                + "\n    the record no longer holds: if the gap was fixed, update its row in gaps/gaps.toml"
                                 + f" and the client comment that cites it (fix_at: {gap.fix_at})"
                                 + f"\n    rerun: {bin_dir / gap.name} --certs {certs} {' '.join(gap.argv())}")
 
@@ -138,7 +136,7 @@ def parse_args() -> argparse.Namespace:
                    help="folder of the built gap programs (default: $TLSLAB_GAPS_BIN or build/gaps)")
     p.add_argument("--certs", default=os.environ.get("TLSLAB_CERTS"),
                    help="generated certificate folder (default: $TLSLAB_CERTS)")
-    p.add_argument("--record", type=Path, default=HERE / "gaps.tsv", help="the record (default: gaps/gaps.tsv)")
+    p.add_argument("--record", type=Path, default=HERE / "gaps.toml", help="the record (default: gaps/gaps.toml)")
     p.add_argument("--list", action="store_true", help="print the gap names and exit")
     p.add_argument("--write-readme", action="store_true", help="rewrite gaps/README.md's table from the record")
     return p.parse_args()
@@ -171,7 +169,7 @@ def main() -> int:
         text = README.read_text()
         fresh = readme_with_table(text, readme_table(record)) if TABLE_BEGIN in text else ""
         gate.check("readme-table", fresh == text, "" if fresh == text else
-                   "gaps/README.md's table differs from gaps.tsv: run check_gaps.py --write-readme")
+                   "gaps/README.md's table differs from gaps.toml: run check_gaps.py --write-readme")
     for gap in gaps:
         check(gate, gap, args.bin, args.certs)
     return gate.finish()

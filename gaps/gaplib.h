@@ -2,7 +2,7 @@
 //
 // A gap program sets up one situation, observes what OpenSSL 3 or Linux does,
 // and prints exactly one line `OBSERVED key=value key=value ...` (compared whole
-// against gaps/gaps.tsv), plus any number of `FIGURE key=value` lines (numbers
+// against gaps/gaps.toml), plus any number of `FIGURE key=value` lines (numbers
 // shown beside the verdict, never compared). Bad input: one line on stderr, exit 2.
 #pragma once
 

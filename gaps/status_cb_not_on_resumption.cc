@@ -2,7 +2,7 @@
 // can be judged, runs on every full handshake. On a TLS 1.2 resumption it does not run at all;
 // on a TLS 1.3 resumption it runs with no staple to judge (none is sent with a PSK). A client
 // that judges staples must say what a resumed session means: tlsnb accepts it on the strength
-// of the full handshake that made it (client/ocsp_staple.cc; client.tsv staple-resumed).
+// of the full handshake that made it (client/ocsp_staple.cc; client/tests/client.toml staple-resumed).
 #include "gaplib.h"
 
 namespace {

@@ -1,27 +1,30 @@
-"""Case rows: peers, a client run, an optional I/O shim, and an expectation, one TSV line each.
+"""Case rows: peers, a client run, an optional I/O shim, and an expectation, one [[case]] table each.
 
-The client end-to-end gate (client/tests/client.tsv), the names gate (dns/dns.tsv) and
-the fault gate (faults/faults.tsv) are all files of these rows and run through here.
+The client end-to-end gate (client/tests/client.toml), the names gate (dns/dns.toml), the fault
+gate (faults/faults.toml) and the hostile gate (hostile/hostile.toml) are all files of these rows
+and run through here (harness/rows.py's load_case_file reads them).
 
-Columns:
-    case        the case's name; with transports it becomes CASE/bio, CASE/fd
-    transports  `bio fd`, `bio`, `fd` (each adds --transport T to the client), or - (no flag)
-    peers       `;`-separated peers, started in order:
+Keys (a key marked "default" may be left out; `-` is how the row's text spells none):
+    name        the case's name; with transports it becomes NAME/bio, NAME/fd
+    transports  ["bio", "fd"], ["bio"] or ["fd"] (each adds --transport T to the client);
+                default: none (the case runs once, without the flag)
+    peers       an array of peers, started in order (default: none):
                   tls CERT [BEHAVIOUR [ARGS...]]   servers/tls_server.py: server, then server2, ...
                   hostile CERT SCENARIO [ARGS...]  hostile/peer.py (a TLS 1.3 peer breaking the protocol): server
                   dns NAME=SPEC... [--bind=IP]      servers/dns_stub.py: dns
                   mux BACKEND...                   servers/mux.py: mux
                   proxy PORT FAULT...              proxy/'s tlslab-proxy in front of 127.0.0.1:PORT,
                                                    each FAULT a --fault (direction:name:k=v,...): proxy
-                or - for none
     client      the client's whole argument list (it is given --json); leading NAME=VALUE words
                 are its environment, as in a shell (SSL_CERT_FILE={certs}/ca2.pem --count 3 {target}),
                 and a leading ulimit-n=N runs it with N descriptors at most (ulimit -n N), a leading
                 stdin-closed with descriptor 0 closed
-    shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3), or -
+    shim        TLSLAB_IO_* settings of the I/O shim (max_send=700 eagain_every=3); default: none
     expect      harness/expect.py's grammar
-    control     the case that succeeds where this one must fail (required for failure rows), or -
-    why         what the case shows, in words
+    control     the case that succeeds where this one must fail (required for failure rows);
+                default: none
+    why         what the case proves, in words
+client and expect are a string, or an array of strings joined with spaces (a long value over lines).
 
 Placeholders, in peers, client, shim and expect: {port} {port2} (the tls peers), {dns}, {mux}, {proxy},
 {ca} (= --cafile CERTS/ca.pem --name hooks.test), {target} (= 127.0.0.1:{port}), {certs},
@@ -46,7 +49,7 @@ from .expect import ExpectError, Expectation, judge, named_outcomes, outcome_ter
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
 from .record import SKIP, Difference, Record
-from .rows import RowError, expand_globs, load_tsv, unique
+from .rows import NONE, RowError, case_key, expand_globs, load_case_file
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
 from . import crossings, loop
@@ -61,14 +64,16 @@ PEER_KINDS = ("tls", "hostile", "s_server", "dns", "mux", "proxy")
 
 @dataclass
 class CaseRow:
-    case: str
-    transports: str
-    peers: str
-    client: str
-    shim: str
-    expect: str
-    control: str
-    why: str
+    """A case as the runner reads it: each key's text, `-` for none (lists joined: transports with
+    spaces, peers with `; `)."""
+    case: str = case_key(toml="name")
+    transports: str = case_key(default=NONE, join=" ", array_only=True)
+    peers: str = case_key(default=NONE, join="; ", array_only=True)
+    client: str = case_key(join=" ")
+    shim: str = case_key(default=NONE)
+    expect: str = case_key(join=" ")
+    control: str = case_key(default=NONE)
+    why: str = case_key()
     where: str = ""
 
     def crossed(self, transports: Optional[tuple[str, ...]] = ("bio", "fd")) -> list[tuple[str, Optional[str]]]:
@@ -80,10 +85,10 @@ class CaseRow:
 
 
 def load_cases(path: Path) -> list[CaseRow]:
-    """The rows of PATH, each expectation parsed, each placeholder known, each failure row's
-    control present: RowError (file:line) otherwise."""
-    rows = load_tsv(path, CaseRow)
-    unique(rows)
+    """The [[case]] tables of PATH (the keys of this module's docstring: transports, peers, shim and
+    control may be left out, for none), each expectation parsed, each placeholder known, each
+    failure row's control present: RowError (file:line) otherwise."""
+    rows = load_case_file(path, CaseRow)
     names = {r.case for r in rows}
     for r in rows:
         for column in ("peers", "client", "shim", "expect"):
@@ -286,7 +291,7 @@ class Cell:
         # or strace for a client whose I/O the shim cannot see (harness/loop.py)
         traced = counts_loop and not settings and not self.sees_io()
         shimmed = bool(settings) or (counts_loop and not traced)
-        # a case id may hold '/' (dns.tsv's code/...): one file in the work folder, not a folder of its own
+        # a case id may hold '/' (dns/dns.toml's code/...): one file in the work folder, not a folder of its own
         stem = f"{self.row.case.replace('/', '_')}-{self.transport or 'any'}"
         report = self.lab.work / f"io-shim-{stem}.json"
         trace = self.lab.work / f"strace-{stem}.txt"

@@ -9,8 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "servers"
 # the case gates' rows (harness/cases.py), by the label each gate records under (clients/NAME/LABEL.toml)
-CASE_FILES = {"client": ROOT / "client/tests/client.tsv", "faults": ROOT / "faults/faults.tsv",
-              "hostile": ROOT / "hostile/hostile.tsv", "dns": ROOT / "dns/dns.tsv"}
+CASE_FILES = {"client": ROOT / "client/tests/client.toml", "faults": ROOT / "faults/faults.toml",
+              "hostile": ROOT / "hostile/hostile.toml", "dns": ROOT / "dns/dns.toml"}
 
 
 def python_command(script) -> list[str]:

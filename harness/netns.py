@@ -9,7 +9,7 @@ no one at their other addresses, so a connect there stays pending (its neighbour
 until the kernel gives up, then EHOSTUNREACH: ~3 s for IPv6 (3 neighbour solicitations) and ~4.4 s
 for IPv4 (5 ARP probes, set here, for a margin over IPv6's): the IPv6 that has not connected when
 Happy Eyeballs' 250 ms head start is over, both families pending when the deadline fires, and both
-failing in a fixed order (dns.tsv). The kernel keeps resolving a neighbour after the dial that
+failing in a fixed order (dns/dns.toml). The kernel keeps resolving a neighbour after the dial that
 asked for it is gone, and a later dial joins that resolution and fails early: a row that times the
 give-up dials addresses no other row dials (race-both-unreachable's .7 and ::7).
 """

@@ -8,7 +8,7 @@ fails while a README says otherwise.
     <!-- end of table NAME -->
 
 The tables (TABLES below): matrix-rows (matrix/README.md, from matrix/rows.toml and certs/pki.toml),
-hostile-rows and hostile-clients (hostile/README.md, from hostile/hostile.tsv and the clients'
+hostile-rows and hostile-clients (hostile/README.md, from hostile/hostile.toml and the clients'
 hostile.toml), hang-guards (README.md, from the case rows, the clients' records and
 bench/hang_guards.tsv), clients-rooms and clients-flags (clients/README.md, from the profiles of the
 results page's list of clients), mutants-recorded and mutants-operators (mutants/README.md, from
@@ -322,7 +322,7 @@ def and_list(words: list[str]) -> str:
 def gate_counts() -> dict[str, str]:
     """faults-rows, faults-cases (a row crossed over both transports is two); the matrix rows whose
     servers differ; the hostile rows a client without --ocsp-staple check skips."""
-    faults = load_cases(ROOT / "faults" / "faults.tsv")
+    faults = load_cases(CASE_FILES["faults"])
     differ = [r["name"] for r in tomllib.loads((ROOT / "matrix" / "rows.toml").read_text())["row"] if "servers_differ" in r]
     staple = [r for r in hostile_cases() if "--ocsp-staple check" in r.client]
     return {"faults-rows": str(len(faults)), "faults-cases": str(sum(len(r.crossed()) for r in faults)),

@@ -1,7 +1,8 @@
-"""The one loader for the lab's row files, TSV and TOML. Every error names file and line.
+"""The one loader for the lab's row files, TOML and TSV. Every error names file and line.
 
-    rows = load_tsv(Path("faults/faults.tsv"), FaultRow)        # dataclass rows, .where = "file:line"
+    rows = load_case_file(Path("faults/faults.toml"), CaseRow)   # [[case]] tables as dataclass rows, .where = "file:line"
     rows = load_toml(Path("matrix/rows.toml"), "row", MATRIX_KEYS)   # TomlRow: .fields, .line, .key_lines
+    rows = load_tsv(Path("pkits/tests.tsv"), PkitsTest)           # dataclass rows of a TSV record
 
 A malformed file raises RowError; a gate turns it into one line on stderr and exit 2
 (`bad_input`), before anything runs.
@@ -164,13 +165,14 @@ def load_toml(path: Path, table: str, schema: dict[str, tuple[type, bool]],
     return rows
 
 
-def check_keys(row: TomlRow, schema: dict[str, tuple[type, bool]]) -> None:
+def check_keys(row: TomlRow, schema: dict[str, tuple[type | tuple[type, ...], bool]]) -> None:
     for key, value in row.fields.items():
         if key not in schema:
             raise row.error(key, f"unknown key {key!r} (known: {', '.join(schema)})")
         kind, _ = schema[key]
         if kind is not object and not isinstance(value, kind):
-            raise row.error(key, f"{key} must be {kind.__name__}, got {value!r}")
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise row.error(key, f"{key} must be {names}, got {value!r}")
     for key, (_, required) in schema.items():
         if required and key not in row.fields:
             raise row.error(None, f"missing {key!r}")
@@ -184,3 +186,66 @@ def load_table(path: Path) -> dict:
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"at line (\d+)", str(e))
         raise RowError(f"{path}:{m.group(1) if m else 1}: {e}") from e
+
+
+# ---- case files: one [[case]] table a case, read into a row dataclass --------------------------------
+
+CASE_TABLE = "case"
+NONE = "-"          # a row's text for a key left out that has a default of none
+
+
+@dataclass(frozen=True)
+class CaseKey:
+    """How one field of a case row is written in its [[case]] table."""
+    toml: Optional[str] = None      # the key (default: the field's name)
+    default: Optional[str] = None   # the row's text when the key is left out (None: the key is required)
+    join: Optional[str] = None      # an array's separator in the row's text (None: a string only)
+    array_only: bool = False        # with join: an array, never a string (a list: transports, peers)
+    item: type = str                # the type of an array's items
+
+
+def case_key(**how) -> dataclasses.Field:
+    """A case row's field (`name: str = case_key(default=NONE)`): how CaseKey says it is written."""
+    return field(metadata={"case_key": CaseKey(**how)})
+
+
+def case_keys(row_type) -> dict[str, tuple[str, CaseKey]]:
+    """TOML key -> (the row field it fills, how it is written), in the row's field order."""
+    return {(how := f.metadata.get("case_key", CaseKey())).toml or f.name: (f.name, how)
+            for f in dataclasses.fields(row_type) if f.name != "where"}
+
+
+def _case_text(row: TomlRow, key: str, how: CaseKey) -> str:
+    """The row's text of KEY: the string, or the array's items joined; HOW's default when left out."""
+    if key not in row.fields:
+        return how.default
+    value = row.fields[key]
+    if isinstance(value, list):
+        if not value:
+            raise row.error(key, f"{key} is an empty array (leave the key out for none)")
+        bad = [v for v in value if type(v) is not how.item]
+        if bad:
+            raise row.error(key, f"{key}'s items must be {how.item.__name__}, got {bad[0]!r}")
+        value = how.join.join(str(v) for v in value)
+    if not value.strip():
+        raise row.error(key, f"{key} is empty (leave the key out for none)")
+    if value == NONE and how.default == NONE:
+        raise row.error(key, f"{key} = \"-\": leave the key out for none")
+    return value
+
+
+def load_case_file(path: Path, row_type, names: tuple[str, ...] = ("name",)) -> list:
+    """The [[case]] tables of PATH as ROW_TYPE dataclasses, each field's key written as its CaseKey
+    says (`where` gets "file:line" of the table's header). A string is a string; a field with a
+    join also takes an array of strings (a long value over lines: joined with JOIN), a list field only
+    an array. A key left out takes its default (a required key has none). NAMES: the keys that name
+    a case (two cases named alike are refused). Unknown or missing keys, wrong types, empty values,
+    `-` written for a default of none: RowError naming file, line and the case."""
+    keys = case_keys(row_type)
+    schema = {key: (list if how.array_only else (str, list) if how.join else str, how.default is None)
+              for key, (_, how) in keys.items()}
+    rows = []
+    for table in load_toml(path, CASE_TABLE, schema, names=names):
+        values = {name: _case_text(table, key, how) for key, (name, how) in keys.items()}
+        rows.append(row_type(**values, where=table.where()))
+    return rows

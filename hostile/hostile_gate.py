@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The client under hostile records (label hostile): hostile.tsv, every scenario of hostile/peer.py
+"""The client under hostile records (label hostile): hostile.toml, every scenario of hostile/peer.py
 with the (stage, detail) the client must show on both transports, each failure row beside its control.
 
 The interop check runs first: the peer without deviation must complete a handshake and an HTTP
@@ -71,4 +71,4 @@ def interop(ns) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(gate_main("hostile", __doc__, Path(__file__).resolve().parent / "hostile.tsv", before=interop))
+    sys.exit(gate_main("hostile", __doc__, Path(__file__).resolve().parent / "hostile.toml", before=interop))

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The lab's many-connection receiver: tls_server.py's `normal` behaviour for less CPU.
 
-A row that makes thousands of connections (leaks.tsv's longrun rows, the allocation sweeps) spends
+A row that makes thousands of connections (leaks/leaks.toml's longrun rows, the allocation sweeps) spends
 more CPU in its server than in the client it judges: tls_server.py's asyncio streams move every TLS
 record through Python (sslproto's memory BIOs). This one serves the same HTTP/1.1 answers from one
 selectors loop a worker over non-blocking ssl.SSLSocket objects, so that the handshake and every

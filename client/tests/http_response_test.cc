@@ -52,7 +52,7 @@ TEST(HttpResponse, ChunkedIsReportedNotWaitedFor) {
                             "chunked 200 47");  // judged at the end of the headers
 }
 
-// RFC 9112 6.3: never delimited by either framing, in either order, identity included (client.tsv both-framings)
+// RFC 9112 6.3: never delimited by either framing, in either order, identity included (client.toml both-framings)
 TEST(HttpResponse, BothFramingsAreMalformedInEitherOrder) {
   expect_same_in_every_step("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello",
                             "malformed 200 66");

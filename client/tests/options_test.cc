@@ -256,7 +256,7 @@ TEST(Options, NameIsAHostNameOrABareIpLiteral) {
   // a U-label name is checked as its A-label, which the message shows (its offsets count in it)
   EXPECT_EQ(with_name("caf\xC3\xA9..test"), "--name 'caf\xC3\xA9..test' (its A-label 'xn--caf-dma..test'): an empty label "
                                             "at offset 12 (two dots in a row, or a leading dot)");
-  // TARGET as the name (no --name) keeps its own path: the resolver's lookup/-120 (dns.tsv code/bad-name)
+  // TARGET as the name (no --name) keeps its own path: the resolver's lookup/-120 (dns/dns.toml code/bad-name)
   EXPECT_TRUE(parse_options({"--ns", "127.0.0.1:53", l63 + "a.test:443"}).options);
 }
 

@@ -931,7 +931,7 @@ def run(argv: list[str]) -> int:
     logging.getLogger("asyncio").setLevel(logging.CRITICAL + 10)
     # ssl encodes server_hostname with the idna codec, whose module is imported at its first use:
     # in the first attempt, which then fails (OSError EMFILE reading encodings/idna.py) when the
-    # descriptors have run out by then (client.tsv descriptors-exhausted). Imported here, once.
+    # descriptors have run out by then (client/tests/client.toml descriptors-exhausted). Imported here, once.
     "hooks.test".encode("idna")
     run_ = Run(o, ctx)
     with asyncio.Runner(loop_factory=runner_factory) as runner:

@@ -19,11 +19,11 @@ from ..gate import Gate
 
 def tree(top: Path) -> Path:
     for rel, text in {"clients/go/profile.toml": "name = 'go'\n", "clients/go/hostile.toml": "# record\n",
-                      "clients/tlsnb/profile.toml": "name = 'tlsnb'\n", "hostile/hostile.tsv": "case\n",
+                      "clients/tlsnb/profile.toml": "name = 'tlsnb'\n", "hostile/hostile.toml": "case\n",
                       "hostile/peer.py": "", "hostile/tls13.py": "", "hostile/tls12.py": "",
                       "pkits/tests.tsv": "test\n", "matrix/rows.toml": "", "certs/pki.toml": "",
                       "client/loop.cc": "int x;\n", "servers/other.py": "", "harness/.keep": "",
-                      "faults/faults.tsv": "case\n", "servers/tls_server.py": "", "shims/io_shim.c": "",
+                      "faults/faults.toml": "case\n", "servers/tls_server.py": "", "shims/io_shim.c": "",
                       "proxy/relay_loop.cc": ""}.items():
         (top / rel).parent.mkdir(parents=True, exist_ok=True)
         (top / rel).write_text(text)
@@ -48,7 +48,7 @@ CASES = [  # (case, the path changed, gate, client, whole after it)
     ("nothing-changed",          "",                          "hostile", "go",    False),
     ("its-record",               "clients/go/hostile.toml",   "hostile", "go",    True),
     ("a-new-file-in-its-room",   "clients/go/adapter.go",     "hostile", "go",    True),
-    ("its-rows",                 "hostile/hostile.tsv",       "hostile", "go",    True),
+    ("its-rows",                 "hostile/hostile.toml",      "hostile", "go",    True),
     ("its-peer",                 "hostile/peer.py",           "hostile", "go",    True),
     ("another-gates-rows",       "pkits/tests.tsv",           "hostile", "go",    False),
     ("another-room",             "clients/tlsnb/profile.toml", "hostile", "go",   False),
@@ -59,7 +59,7 @@ CASES = [  # (case, the path changed, gate, client, whole after it)
     ("client-for-the-reference", "client/loop.cc",            "pkits",   "tlsnb", True),
     ("a-bytecode-cache",         "clients/go/__pycache__/x.pyc", "hostile", "go", False),
     ("somewhere-else",           "servers/other.py",          "hostile", "go",    False),
-    ("the-fault-rows",           "faults/faults.tsv",         "faults",  "go",    True),
+    ("the-fault-rows",           "faults/faults.toml",        "faults",  "go",    True),
     ("the-fault-peer",           "servers/tls_server.py",     "faults",  "go",    True),
     ("the-fault-injector",       "shims/io_shim.c",           "faults",  "go",    True),
     ("the-loop-counter",         "shims/io_shim.c",           "hostile", "go",    True),

@@ -2,7 +2,8 @@
 
 Each form of harness/expect.py's grammar is held by a run that must hold it and failed by one that
 must fail it; the terms parse() must refuse are refused; and the load-time checks of the case
-grammar (harness/cases.py) that are part of its contract refuse what they must.
+grammar (harness/cases.py) that are part of its contract refuse what they must, and no line of a
+case file of the tree is longer than 200 characters.
 
 Every gate stands on judge(): a judge that stops judging a kind of term turns every gate that uses
 it green silently, because each gate row also passes when its terms are not judged. Each failing
@@ -13,12 +14,15 @@ reason does not count. mutants/mutants.toml's judge mutants prove that each case
 """
 from __future__ import annotations
 
+import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from ..cases import load_cases, observe
+from ..layout import ROOT
 from ..expect import ExpectError, judge, parse
 from . import selftest
 from ..rows import RowError, expand_globs
@@ -113,6 +117,11 @@ def refused(word: str) -> tuple[str, str]:
 
 
 LOADS = ("loads", "")
+
+
+def loads_as(field: str, text: str) -> tuple[str, tuple[str, str]]:
+    """load_cases must load the file, and its last row's FIELD must read TEXT (an array joined, a default)."""
+    return ("loads", (field, text))
 
 # ---- every form of the grammar, judged, and the terms parse() must refuse ---------------------------
 
@@ -390,9 +399,15 @@ REFUSED = {  # form: [(case, expect, verdict)]
 
 # ---- the case grammar's load-time checks (harness/cases.py) -------------------------------------------
 
-def row(case: str, expect: str, client: str = "{target}", control: str = "-", transports: str = "bio fd") -> str:
-    """One line of a case file: case transports peers client shim expect control why."""
-    return "\t".join([case, transports, "-", client, "-", expect, control, "a row of the judge's self-test"])
+def row(case: str, expect: Optional[str], client: str = "{target}", control: str = "-", transports: str = "bio fd",
+        extra: str = "") -> str:
+    """One [[case]] of a case file (EXPECT None: left out; EXTRA: lines added as written)."""
+    lines = ["[[case]]", f"name = {json.dumps(case)}"]
+    lines += [f"transports = {json.dumps(transports.split())}"] if transports != "-" else []
+    lines += [f"client = {json.dumps(client)}"]
+    lines += [f"expect = {json.dumps(expect)}"] if expect is not None else []
+    lines += [f"control = {json.dumps(control)}"] if control != "-" else []
+    return "\n".join(lines + ['why = "a row of the judge\'s self-test"'] + ([extra] if extra else [])) + "\n"
 
 
 SUCCEEDS = row("b", "ok/0*1")                          # a control, on both transports
@@ -414,8 +429,32 @@ LOADED = {  # form: [(case, rows, verdict)]
         ("control-not-a-case",   [row("a", f"{EXPIRED}*1", control="zz")],      refused("'zz' is not a case")),
         ("expect-refused",       [row("a", "ok/0*1 frobnicate")],               refused("'frobnicate'")),
     ],
+    # harness/rows.py's load_case_file: a key missing, unknown, of the wrong type: file:line (the second
+    # case's [[case]] is line 8, or the key's own line) and the case
+    "case-keys": [
+        ("expect-as-terms",  [SUCCEEDS, row("a", None, extra='expect = ["ok/0*1", "exit=0"]')],
+                             loads_as("expect", "ok/0*1 exit=0")),
+        ("lists-joined",     [SUCCEEDS, row("a", "ok/0*1", extra='peers = ["tls leaf-ecdsa", "dns a.test=a:127.0.0.1"]')],
+                             loads_as("peers", "tls leaf-ecdsa; dns a.test=a:127.0.0.1")),
+        ("left-out-is-none", [SUCCEEDS, row("a", "ok/0*1", transports="-")], loads_as("transports", "-")),
+        ("missing-key",      [SUCCEEDS, row("a", None)],
+                             refused("cases.toml:8: a: missing 'expect'")),
+        ("unknown-key",      [SUCCEEDS, row("a", "ok/0*1", extra='peer = ["tls leaf-ecdsa"]')],
+                             refused("cases.toml:14: a: unknown key 'peer'")),
+        ("transports-text",  [SUCCEEDS, row("a", "ok/0*1", transports="-", extra='transports = "bio fd"')],
+                             refused("cases.toml:13: a: transports must be list, got 'bio fd'")),
+        ("expect-a-number",  [SUCCEEDS, row("a", None, extra="expect = 1")],
+                             refused("cases.toml:13: a: expect must be str or list")),
+        ("terms-not-text",   [SUCCEEDS, row("a", None, extra="expect = [1]")],
+                             refused("cases.toml:13: a: expect's items must be str")),
+        ("dash-for-none",    [SUCCEEDS, row("a", "ok/0*1", extra='shim = "-"')],
+                             refused('cases.toml:14: a: shim = "-": leave')),
+        ("empty-list",       [SUCCEEDS, row("a", "ok/0*1", transports="-", extra="transports = []")],
+                             refused("cases.toml:13: a: transports is an empty array")),
+        ("named-twice",      [SUCCEEDS, SUCCEEDS],
+                             refused("cases.toml:9: b: defined twice (first at line 1)")),
+    ],
 }
-HEADER = "\t".join(["case", "transports", "peers", "client", "shim", "expect", "control", "why"])
 
 
 # ---- running them --------------------------------------------------------------------------------
@@ -446,13 +485,19 @@ def parsed(expect: str, verdict: tuple[str, str]) -> tuple[bool, str]:
 
 
 def loaded(rows: list[str], verdict: tuple[str, str], folder: Path) -> tuple[bool, str]:
-    path = folder / "cases.tsv"
-    path.write_text("\n".join([HEADER, *rows]) + "\n")
+    path = folder / "cases.toml"
+    path.write_text("\n".join(rows))
     try:
-        load_cases(path)
+        loaded_rows = load_cases(path)
     except RowError as e:
-        return (False, f"refused: {e}") if verdict == LOADS else said([str(e)], verdict[1])
-    return (True, "") if verdict == LOADS else (False, "loaded: expected a refusal")
+        return (False, f"refused: {e}") if verdict[0] == "loads" else said([str(e)], verdict[1])
+    if verdict[0] != "loads":
+        return False, "loaded: expected a refusal"
+    if not verdict[1]:
+        return True, ""
+    field, want = verdict[1]
+    got = getattr(loaded_rows[-1], field)
+    return got == want, f"{field} = {got!r}, expected {want!r}"
 
 
 # ---- what --update writes (harness/cases.py observe) ---------------------------------------------
@@ -504,8 +549,10 @@ def globbed(patterns: list[str], want: list[str], empty: list[str]) -> tuple[boo
 
 
 # harness/name_outcomes.py: the numbered terms of the expectation text named, nothing else touched
-TSV_IN = HEADER + "\n" + row("a", "handshake/10*1 read/104|write/-1*2 ok/0*1 handshake/-5*1 wall>1").replace(
-    "a row of the judge's self-test", "handshake/10*1 quoted in prose stays")
+TSV_HEADER = "\t".join(["case", "transports", "peers", "client", "shim", "expect", "control", "why"])
+TSV_IN = TSV_HEADER + "\n" + "\t".join(["a", "bio fd", "-", "{target}", "-",   # an expect column of a TSV file
+                                       "handshake/10*1 read/104|write/-1*2 ok/0*1 handshake/-5*1 wall>1", "-",
+                                       "handshake/10*1 quoted in prose stays"])
 TOML_IN = ('[[case]]\nexpect = "handshake/10*1 each.detail=62"\nwhy = "got = handshake/10*1 stays"\n'
            'got = ["deadline/2*1", \'refused/2130706433*1\']\nt = { outcome = "handshake/1", why = "read/104" }\n')
 NAMED = {  # (case, how, text in, text out)
@@ -527,6 +574,30 @@ def named(how: str, text: str, want: str) -> tuple[bool, str]:
     if got != want:
         return False, f"wrote {got!r}, expected {want!r}"
     return again == got and n == 0, f"a second run changed {n} terms" if n else "named, and again: unchanged"
+# ---- the case files of the tree: every line at most MAX_LINE characters (a long value goes over lines) -----
+
+MAX_LINE = 200
+NAMED_CASE_FILES = ["client/tests/client.toml", "dns/dns.toml", "faults/faults.toml", "gaps/gaps.toml",
+                    "hostile/hostile.toml", "leaks/leaks.toml"]   # at least these: a search that finds none fails
+
+
+def case_files() -> list[str]:
+    """Every TOML file of the tree that holds [[case]] tables (build folders aside), relative to the root."""
+    return [str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("*/**/*.toml"))
+            if not p.relative_to(ROOT).parts[0].startswith(("build", "."))
+            and re.search(r"^\[\[case\]\]", p.read_text(), re.M)]
+
+
+def lines_short(rel: str) -> tuple[bool, str]:
+    long = [f"{rel}:{n}: {len(line)} characters" for n, line in enumerate((ROOT / rel).read_text().splitlines(), 1)
+            if len(line) > MAX_LINE]
+    return not long, "; ".join(long[:5]) + (f" (over {MAX_LINE}: write a long value as an array or a multi-line string)"
+                                            if long else "")
+
+
+def case_files_found(found: list[str]) -> tuple[bool, str]:
+    missing = [f for f in NAMED_CASE_FILES if f not in found]
+    return not missing, f"not found among the tree's [[case]] files: {', '.join(missing)}" if missing else ""
 
 
 def all_cases(folder: Path) -> list[tuple[str, str, object]]:
@@ -538,6 +609,9 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
             for f, rows in OBSERVED.items() for c, e, r, s, w in rows]
     out += [(f, f"{f}/{c}", lambda p=p, w=w, e=e: globbed(p, w, e)) for f, rows in GLOBS.items() for c, p, w, e in rows]
     out += [(f, f"{f}/{c}", lambda h=h, t=t, w=w: named(h, t, w)) for f, rows in NAMED.items() for c, h, t, w in rows]
+    found = case_files()
+    out += [("case-files", "case-files/found", lambda: case_files_found(found))]
+    out += [("case-files", f"case-files/{rel}", lambda rel=rel: lines_short(rel)) for rel in found]
     return out
 
 

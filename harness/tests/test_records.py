@@ -96,9 +96,8 @@ def case_gate(rows: Rows, label: str, profile: Profile):
 
 def leaks_gate(profile: Profile):
     """leaks/leaks_gate.py's record of PROFILE: a Heap/ case whose heap grows (its loader, check_leak_got)."""
-    from leaks.leaks_gate import LEAK_GOTS, Row, case_ids, check_leak_got, skipped
-    from ..rows import load_tsv
-    cells = case_ids(load_tsv(ROOT / "leaks" / "leaks.tsv", Row), ("bio", "fd") if profile.has("--transport") else None)
+    from leaks.leaks_gate import LEAK_GOTS, case_ids, check_leak_got, load_rows, skipped
+    cells = case_ids(load_rows(ROOT / "leaks" / "leaks.toml"), ("bio", "fd") if profile.has("--transport") else None)
 
     def kind_of(d: Difference, case: str) -> Optional[str]:
         prefix = LEAK_GOTS.get(str(d.got))

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The static PKI of client.tsv's pem/* rows: PEM files of shapes build/certs/out has none of.
+"""The static PKI of client.toml's pem/* rows: PEM files of shapes build/certs/out has none of.
 
 certs/gen.py makes new keys on every build, so a file holding a copy of its certificates or CRLs
 would go stale; a case row cannot run a shell to put one together. These rows serve and trust a
