@@ -3,10 +3,13 @@ from the repository root (`/usr/bin/python3 -m faults.faults_gate --help`), so t
 imports the lab library as the package `harness` with no link and no PYTHONPATH."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+# The tree the lab's data is read from: this package's parent, or TLSLAB_TREE where the package is a copy
+# (mutants/run_mutants.py runs a mutated copy of harness/ alone, against the tree's rows and headers).
+ROOT = Path(os.environ.get("TLSLAB_TREE") or Path(__file__).resolve().parent.parent).resolve()
 SERVERS = ROOT / "servers"
 # the case gates' rows (harness/cases.py), by the label each gate records under (clients/NAME/LABEL.toml)
 CASE_FILES = {"client": ROOT / "client/tests/client.toml", "faults": ROOT / "faults/faults.toml",

@@ -246,7 +246,8 @@ class LibraryReplay:
     def run(self, ref: str, top: Path) -> tuple[bool, str, float]:
         """REF's self-test from TOP: (held, what it said, seconds). No PYTHONPATH: the copy alone is imported."""
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH", "TLSLAB_JUNIT_DIR")}
-        env.update(TLSLAB_FAIL_FAST="1", PYTHONDONTWRITEBYTECODE="1")   # its first FAIL is the kill
+        env.update(TLSLAB_FAIL_FAST="1", PYTHONDONTWRITEBYTECODE="1",   # its first FAIL is the kill
+                   TLSLAB_TREE=str(ROOT))   # the copy reads the tree's data (rows, the lab's outcome headers)
         start = time.monotonic()
         try:
             p = subprocess.run([PY, "-m", harness_module(ref)], cwd=top, env=env, capture_output=True, text=True,
