@@ -19,6 +19,7 @@ import datetime
 import fcntl
 import hashlib
 import os
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -44,10 +45,21 @@ REFERENCE = "tlsnb"
 RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known")
 
 
-def inputs(gate: str, client: str) -> list[str]:
-    """The paths, relative to the root, whose content a crossing's verdict rests on."""
-    paths = [f"clients/{client}", *GATE_INPUTS[gate]]
+def inputs(gate: str, client: str, root: Path = ROOT) -> list[str]:
+    """The paths, relative to the root, whose content a crossing's verdict rests on: the room, the
+    gate's own inputs, and a file of the tree the profile's command runs from outside the room
+    (uvloop's adapter is clients/asyncio/tlsnb_asyncio.py)."""
+    paths = [f"clients/{client}", *GATE_INPUTS[gate], *command_files(client, root)]
     return paths + (["client"] if client == REFERENCE else [])
+
+
+def command_files(client: str, root: Path = ROOT) -> list[str]:
+    """The {root}/... files a room's profile.toml runs (its command) that lie outside the room."""
+    profile = root / "clients" / client / "profile.toml"
+    if not profile.is_file():
+        return []
+    words = re.findall(r'"\{root\}/([^"]+)"', profile.read_text())
+    return sorted({w for w in words if not w.startswith(f"clients/{client}/") and (root / w).is_file()})
 
 
 def not_an_input(path: Path, gate: str) -> bool:
@@ -109,11 +121,11 @@ def whole_reason(gate: str, client: str, root: Path = ROOT) -> Optional[str]:
         return "asked (--full)"
     path = root / RECORD.relative_to(ROOT)
     entry = load(path).get("crossing", {}).get(key(gate, client))
-    now = digest(inputs(gate, client), root, gate)
+    now = digest(inputs(gate, client, root), root, gate)
     if entry is None:
         return f"no green whole run recorded in {path.relative_to(root)}"
     if entry.get("inputs") != now:
-        return (f"its inputs ({' '.join(inputs(gate, client))}) changed since its last green whole run "
+        return (f"its inputs ({' '.join(inputs(gate, client, root))}) changed since its last green whole run "
                 f"({entry.get('date', '?')}, tree {entry.get('tree', '?')})")
     return None
 
@@ -121,7 +133,7 @@ def whole_reason(gate: str, client: str, root: Path = ROOT) -> Optional[str]:
 def record_green(gate: str, client: str, figures: str, root: Path = ROOT) -> None:
     """A whole run of the crossing held every row: its inputs' digest, the date, the tree and its figures."""
     path = root / RECORD.relative_to(ROOT)
-    now = digest(inputs(gate, client), root, gate)
+    now = digest(inputs(gate, client, root), root, gate)
     with open(path, "a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)        # gates run side by side: one writer at a time
         f.seek(0)

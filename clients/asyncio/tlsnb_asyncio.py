@@ -830,6 +830,16 @@ class Run:
                 writer.transport.abort()  # no 30 s ssl_shutdown_timeout left holding the descriptor
             if owned:
                 sock.close()
+            elif writer is None and sock is not None and sock.fileno() != -1:
+                # The handshake ended without a transport returned. asyncio's transport closed the socket
+                # (fileno -1). uvloop's create_connection(sock=) closed the descriptor in libuv but left the
+                # socket object holding its number (MagicStack/uvloop#738): closed again later, by us or
+                # by its finaliser, it would close a recycled descriptor, another attempt's
+                # ("File descriptor N is used by transport"). Under uvloop it is detached; else closed.
+                if self.o.loop == "uvloop":
+                    sock.detach()
+                else:
+                    sock.close()
             if sock is not None:
                 self.open_sockets -= 1
         info["ms"] = (time.monotonic() - started) * 1000.0

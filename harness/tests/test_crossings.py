@@ -24,7 +24,9 @@ def tree(top: Path) -> Path:
                       "pkits/tests.tsv": "test\n", "matrix/rows.toml": "", "certs/pki.toml": "",
                       "client/loop.cc": "int x;\n", "servers/other.py": "", "harness/.keep": "",
                       "faults/faults.toml": "case\n", "servers/tls_server.py": "", "shims/io_shim.c": "",
-                      "proxy/relay_loop.cc": ""}.items():
+                      "proxy/relay_loop.cc": "", "clients/shared/adapter.py": "",
+                      "clients/uv/profile.toml": 'command = ["/usr/bin/python3", "{root}/clients/shared/adapter.py"]\n',
+                      }.items():
         (top / rel).parent.mkdir(parents=True, exist_ok=True)
         (top / rel).write_text(text)
     return top
@@ -67,6 +69,8 @@ CASES = [  # (case, the path changed, gate, client, whole after it)
     ("another-gates-peer",       "hostile/peer.py",           "faults",  "go",    False),
     ("its-fault-record",         "clients/go/faults.toml",    "faults",  "go",    True),
     ("its-hostile-record",       "clients/go/hostile.toml",   "faults",  "go",    False),
+    ("an-adapter-outside-its-room", "clients/shared/adapter.py", "hostile", "uv",   True),   # uvloop's, in asyncio's room
+    ("another-rooms-adapter",    "clients/shared/adapter.py", "hostile", "go",    False),
 ]
 
 
