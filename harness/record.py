@@ -383,24 +383,16 @@ class Record:
 
     def _write_case(self, case: str, full) -> None:
         ref = self.reference(case) if self.reference else None
-        if full is None:
-            full = ref
-        globs = [d for d in self.globs if d.matches(case) and d is not self.entries.get(case)]
         own = self.entries.get(case)
-        base = self.fold(ref, globs) if self.reference or globs else None
-        if own is not None and full is not None and self.same(self.fold(base, [own]), full):
-            return                                    # it still holds as written
-        if own is None and full is not None and globs and self.same(base, full):
-            return
+        globs = [d for d in self.globs if d.matches(case) and d is not own]
+        base = self.fold(ref, globs) if globs else ref       # what the case is held to without its own entry
+        if full is not None and self.same(self.fold(base, [own]) if own else base, full):
+            return                                        # it still holds as written
         if own is not None:
             self._detach(own, case)
-        if full is None or (self.reference is not None and self.same(ref, full) and not globs):
-            return                                    # as the reference: no entry
-        if globs and self.reference is not None and self.same(ref, full):
-            for g in globs:
+        if full is None or (self.reference is not None and self.same(ref, full)):
+            for g in globs:                               # as the row's own: no entry applies to it
                 g.excepted.append(case)
-            return
-        if globs and self.same(base, full):
             return
         got, without = self.minimal(base, full) if base is not None else (full, [])
         source = own or (globs[0] if globs else None)
