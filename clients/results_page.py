@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from harness.layout import CASE_FILES
 from harness.record import KINDS, Difference, Record
 from harness.rows import RowError
 from pkits import table as pkits_table
@@ -77,7 +78,8 @@ def read_junit(path: Path) -> dict[str, tuple[str, str]]:
 def read_record(client: str, file: str) -> Record:
     """A client's record of differences (harness/record.py; a missing file: empty, as the reference's)."""
     try:
-        return Record(CLIENTS / client / file, f"{file.removesuffix('.toml')} {client}")
+        label = file.removesuffix(".toml")   # a case gate's record may name the row terms it does not hold
+        return Record(CLIENTS / client / file, f"{label} {client}", without=label in CASE_FILES)
     except RowError as e:
         raise PageError(str(e)) from e
 

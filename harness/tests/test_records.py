@@ -19,6 +19,7 @@ the loader its gate uses, and holds each entry to the gate's rows, naming file:l
               whose I/O no shim sees, a PKITS test whose settings it cannot be given
     read      a record file some gate reads (the reference's case and matrix records, leaks.toml: none)
     used      reasons.toml: every reason it holds is named by some entry of the room's records
+    page      the results page (clients/results_page.py) reads the file
 
 What it cannot know without a run: whether the adapter can still produce a got (an `exit 2` or a
 `skip` its code no longer returns): only the gate's run says so.
@@ -207,10 +208,20 @@ def all_cases(clients: Path, names: OutcomeNames) -> list[tuple[str, Callable[[]
                 out.append((f"{name} read", lambda p=path, w=why: (False, f"{rel(str(p))}:1: no gate reads it ({w})")))
                 continue
             out += file_cases(name, *gates[label])
+            out.append((f"{name} page", lambda r=room.name, f=path.name: page_reads(r, f)))
         if (room / "reasons.toml").is_file():
             loads = [gates[label][0] for label in gates if (room / f"{label}.toml").is_file()]
             out.append((f"{room.name}/reasons.toml used", reasons_used(room, loads)))
     return out
+
+
+def page_reads(room: str, file: str) -> tuple[bool, str]:
+    """The results page (clients/results_page.py) reads the file with the loader it uses."""
+    from clients.results_page import PageError, read_record
+    try:
+        return True, f"{len(read_record(room, file).all)} entries"
+    except PageError as e:
+        return False, f"clients/results_page.py cannot read it: {e}"
 
 
 def file_cases(name: str, loader: Callable[[], Record], held: Callable[[], Record], judges: dict[str, Judge]):
