@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness.cases import case_record, load_cases
+from harness.cases import case_record, client_cells, load_cases
 from harness.clients import load_profile
 from harness.crossings import tree
 from harness.ctest import CTestError, ctest_tests
@@ -77,8 +77,7 @@ def guards() -> list[Guard]:
             found += [Guard(gate, "tlsnb", r.case, s, given[r.case], where) for s in bounds(r.expect)]
         for record in sorted((ROOT / "clients").glob(f"*/{gate}.toml")):
             profile = load_profile(record.parent / "profile.toml", ROOT / "build")
-            crossed = ("bio", "fd") if profile.has("--transport") else None
-            cells = {c: r.expect for r in rows.values() for c, _ in r.crossed(crossed)}
+            cells = client_cells(list(rows.values()), profile)
             held = case_record(profile, gate, cells)
             seen: set[tuple[str, float]] = set()
             for cell, expect in cells.items():

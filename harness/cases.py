@@ -228,6 +228,13 @@ def minimal_terms(base: Optional[str], full: str) -> tuple[Optional[str], list[s
     return (" ".join(got) or None), without
 
 
+def client_cells(rows: list[CaseRow], profile: Profile) -> dict[str, str]:
+    """Each case id PROFILE's client is asked of ROWS (crossed on both transports where it has
+    --transport, else each row once) and its row's expect: what case_record holds a record to."""
+    transports = ("bio", "fd") if profile.has("--transport") else None
+    return {c: r.expect for r in rows for c, _ in r.crossed(transports)}
+
+
 def case_record(profile: Profile, label: str, cells: Optional[dict[str, str]]) -> Record:
     """clients/NAME/LABEL.toml (harness/record.py): where a client under test's cases differ from the
     reference's rows; got is what differs from the row, in the expect grammar, or `skip` for exit 89.
@@ -549,9 +556,8 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         rerun += ["--proxy", ns.proxy]
     try:
         profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
-        ids = {c: r.expect for r in rows for c, _ in r.crossed(("bio", "fd") if profile.has("--transport") else None)}
         record = None if profile.reference else \
-            case_record(profile, name, ids if ns.rows.resolve() == default_rows.resolve() else None)
+            case_record(profile, name, client_cells(rows, profile) if ns.rows.resolve() == default_rows.resolve() else None)
     except (ClientError, RowError) as e:
         bad_input(prog, e)
     lab.client, lab.profile, lab.record, lab.program = profile.command, profile, record, profile.program

@@ -19,7 +19,6 @@ import datetime
 import fcntl
 import hashlib
 import os
-import re
 import sys
 import tomllib
 from pathlib import Path
@@ -58,8 +57,9 @@ def command_files(client: str, root: Path = ROOT) -> list[str]:
     profile = root / "clients" / client / "profile.toml"
     if not profile.is_file():
         return []
-    words = re.findall(r'"\{root\}/([^"]+)"', profile.read_text())
-    return sorted({w for w in words if not w.startswith(f"clients/{client}/") and (root / w).is_file()})
+    command = tomllib.loads(profile.read_text()).get("command", [])
+    files = [w.removeprefix("{root}/") for w in command if isinstance(w, str) and w.startswith("{root}/")]
+    return sorted({f for f in files if not f.startswith(f"clients/{client}/") and (root / f).is_file()})
 
 
 def not_an_input(path: Path, gate: str) -> bool:

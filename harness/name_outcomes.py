@@ -2,9 +2,9 @@
 
     /usr/bin/python3 -m harness.name_outcomes FILE...     # prints FILE: N terms named, per file
 
-Only the expectation text is touched: in a TSV file (a header line, `#` comments) the `expect`
-column; in a TOML file the string values of the keys `expect`, `got` and `outcome` (a string, or
-the strings of an array or inline table). In there, a term `STAGE/NUMBER` (with `*N`, or
+Only the expectation text is touched: in a TOML file (the case files, the records, the profiles)
+the string values of the keys `expect`, `got`, `outcome` and `without` (a string, or the strings of
+an array or inline table). In there, a term `STAGE/NUMBER` (with `*N`, or
 alternatives `A|B*N`) whose number has a name becomes `STAGE/NAME*N`; a number without a name
 (handshake/-5) and ok/0 stay; every other term, and every other byte of the file, stays as it is.
 A second run changes nothing. Each rewritten term is checked to count the same 'stage/detail' as
@@ -21,7 +21,6 @@ from pathlib import Path
 from .expect import NUMBER, outcome_key
 from .outcomes import STAGES, default
 
-TSV_COLUMNS = ("expect",)
 TOML_KEYS = ("expect", "got", "outcome", "without")   # without: a record's row terms (harness/record.py)
 TERM = re.compile(r"^([a-z]+/[A-Za-z0-9_.-]+(?:\|[a-z]+/[A-Za-z0-9_.-]+)*)(\*\d+)?$")
 
@@ -50,25 +49,6 @@ def name_text(text: str) -> tuple[str, int]:
     pieces = re.split(r"(\s+)", text)
     named = [p if p.isspace() or not p else name_term(p) for p in pieces]
     return "".join(named), sum(a != b for a, b in zip(pieces, named))
-
-
-def name_tsv(text: str) -> tuple[str, int]:
-    lines = text.split("\n")
-    header = next((i for i, line in enumerate(lines) if line and not line.startswith("#")), None)
-    if header is None:
-        return text, 0
-    columns = [i for i, c in enumerate(lines[header].split("\t")) if c in TSV_COLUMNS]
-    count = 0
-    for i in range(header + 1, len(lines)):
-        if not lines[i] or lines[i].startswith("#"):
-            continue
-        cells = lines[i].split("\t")
-        for c in columns:
-            if c < len(cells):
-                cells[c], n = name_text(cells[c])
-                count += n
-        lines[i] = "\t".join(cells)
-    return "\n".join(lines), count
 
 
 # A TOML string, in any of its four forms (the groups: its delimiter, its content)
@@ -125,19 +105,16 @@ def _expected(data, under: str = ""):
 
 
 def name_file(path: Path) -> int:
+    if path.suffix != ".toml":
+        raise NamingError("not a .toml file (the case files and the records are TOML)")
     text = path.read_text()
-    if path.suffix == ".tsv":
-        new, count = name_tsv(text)
-    elif path.suffix == ".toml":
-        new, count = name_toml(text)
-        try:
-            before, after = tomllib.loads(text), tomllib.loads(new)
-        except tomllib.TOMLDecodeError as e:
-            raise NamingError(f"not TOML ({e})") from e
-        if _expected(before) != after:
-            raise NamingError("the rewritten file would not load to the same data with its outcomes named")
-    else:
-        raise NamingError("neither .tsv nor .toml")
+    new, count = name_toml(text)
+    try:
+        before, after = tomllib.loads(text), tomllib.loads(new)
+    except tomllib.TOMLDecodeError as e:
+        raise NamingError(f"not TOML ({e})") from e
+    if _expected(before) != after:
+        raise NamingError("the rewritten file would not load to the same data with its outcomes named")
     if new != text:
         path.write_text(new)
     return count

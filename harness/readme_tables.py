@@ -31,7 +31,7 @@ import tomllib
 from pathlib import Path
 from typing import Callable
 
-from harness.cases import CaseRow, case_record, load_cases
+from harness.cases import CaseRow, case_record, client_cells, load_cases
 from harness.clients import Profile, load_profile
 from harness.layout import CASE_FILES
 
@@ -195,8 +195,7 @@ def hostile_rows() -> str:
 def recorded_cases(profile: Profile, label: str) -> dict[str, str]:
     """The cases of a case gate (LABEL) that PROFILE's record holds a difference for, with its kind
     (several entries applying: their kinds joined), read as the gate reads them (harness/record.py)."""
-    crossed = ("bio", "fd") if profile.has("--transport") else None
-    cells = {c: r.expect for r in load_cases(CASE_FILES[label]) for c, _ in r.crossed(crossed)}
+    cells = client_cells(load_cases(CASE_FILES[label]), profile)
     record = case_record(profile, label, cells)
     return {c: d.kind for c in cells if (d := record.get(c)) is not None}
 

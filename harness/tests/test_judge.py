@@ -549,28 +549,25 @@ def globbed(patterns: list[str], want: list[str], empty: list[str]) -> tuple[boo
 
 
 # harness/name_outcomes.py: the numbered terms of the expectation text named, nothing else touched
-TSV_HEADER = "\t".join(["case", "transports", "peers", "client", "shim", "expect", "control", "why"])
-TSV_IN = TSV_HEADER + "\n" + "\t".join(["a", "bio fd", "-", "{target}", "-",   # an expect column of a TSV file
-                                       "handshake/10*1 read/104|write/-1*2 ok/0*1 handshake/-5*1 wall>1", "-",
-                                       "handshake/10*1 quoted in prose stays"])
+EXPECT_IN = ('[[case]]\nexpect = "handshake/10*1 read/104|write/-1*2 ok/0*1 handshake/-5*1 wall>1"\n'
+             'why = "handshake/10*1 quoted in prose stays"\n')
 TOML_IN = ('[[case]]\nexpect = "handshake/10*1 each.detail=62"\nwhy = "got = handshake/10*1 stays"\n'
            'got = ["deadline/2*1", \'refused/2130706433*1\']\nt = { outcome = "handshake/1", why = "read/104" }\n')
-NAMED = {  # (case, how, text in, text out)
+NAMED = {  # (case, text in, text out)
     "name_outcomes": [
-        ("tsv-expect-column", "tsv", TSV_IN, TSV_IN.replace(
-            "\thandshake/10*1 read/104|write/-1*2", f"\t{EXPIRED}*1 read/ECONNRESET|write/PEER_CLOSED*2")),
-        ("toml-keys", "toml", TOML_IN, TOML_IN.replace('"handshake/10*1 each', f'"{EXPIRED}*1 each').replace(
+        ("expect-terms", EXPECT_IN, EXPECT_IN.replace(
+            '"handshake/10*1 read/104|write/-1*2', f'"{EXPIRED}*1 read/ECONNRESET|write/PEER_CLOSED*2')),
+        ("toml-keys", TOML_IN, TOML_IN.replace('"handshake/10*1 each', f'"{EXPIRED}*1 each').replace(
             '"deadline/2*1", \'refused/2130706433*1\'', '"deadline/HANDSHAKE*1", \'refused/127.0.0.1*1\'').replace(
             'outcome = "handshake/1"', 'outcome = "handshake/X509_V_ERR_UNSPECIFIED"')),
     ],
 }
 
 
-def named(how: str, text: str, want: str) -> tuple[bool, str]:
-    from ..name_outcomes import name_toml, name_tsv
-    rewrite = name_tsv if how == "tsv" else name_toml
-    got, _ = rewrite(text)
-    again, n = rewrite(got)
+def named(text: str, want: str) -> tuple[bool, str]:
+    from ..name_outcomes import name_toml
+    got, _ = name_toml(text)
+    again, n = name_toml(got)
     if got != want:
         return False, f"wrote {got!r}, expected {want!r}"
     return again == got and n == 0, f"a second run changed {n} terms" if n else "named, and again: unchanged"
@@ -608,7 +605,7 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     out += [(f, f"{f}/{c}", lambda e=e, r=r, s=s, w=w: observed(e, r, s, w))
             for f, rows in OBSERVED.items() for c, e, r, s, w in rows]
     out += [(f, f"{f}/{c}", lambda p=p, w=w, e=e: globbed(p, w, e)) for f, rows in GLOBS.items() for c, p, w, e in rows]
-    out += [(f, f"{f}/{c}", lambda h=h, t=t, w=w: named(h, t, w)) for f, rows in NAMED.items() for c, h, t, w in rows]
+    out += [(f, f"{f}/{c}", lambda t=t, w=w: named(t, w)) for f, rows in NAMED.items() for c, t, w in rows]
     found = case_files()
     out += [("case-files", "case-files/found", lambda: case_files_found(found))]
     out += [("case-files", f"case-files/{rel}", lambda rel=rel: lines_short(rel)) for rel in found]
