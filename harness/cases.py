@@ -48,7 +48,7 @@ from .expect import OUTCOME as OUTCOME_TERM
 from .expect import ExpectError, Expectation, judge, named_outcomes, outcome_term, parse
 from .gate import Gate, rerun_line, verdict
 from .peers import HarnessError, Server, dns_stub, hostile_peer, mux, s_server, tls_server
-from .record import SKIP, Difference, Record
+from .record import SKIP, Difference, Record, recorded_kinds
 from .rows import NONE, RowError, case_key, expand_globs, load_case_file
 from .runs import Run, run_client
 from .shims import IO_TAG, io_env, read_report
@@ -520,11 +520,12 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     ns = gate_args(doc, flags)
     prog = Path(sys.argv[0]).name
     room = crossings.room_of(ns.client) if ns.rows.resolve() == default_rows.resolve() else None
+    sampled = False
     if ns.sample and not ns.only:   # the digest of its inputs only where a sample may stand for the crossing
         whole = crossings.whole_reason(name, room) if room and name in crossings.GATE_INPUTS else None
         print(f"{name} {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
               f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
-        ns.only = [] if whole else ns.sample
+        ns.only, sampled = ([], False) if whole else (list(ns.sample), True)
     try:
         rows = load_cases(ns.rows)
     except RowError as e:
@@ -532,6 +533,14 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     if ns.list:
         list_cases(rows)
         return 0
+    try:
+        profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
+        record = None if profile.reference else \
+            case_record(profile, name, client_cells(rows, profile) if ns.rows.resolve() == default_rows.resolve() else None)
+    except (ClientError, RowError) as e:
+        bad_input(prog, e)
+    if sampled and record is not None:
+        ns.only += recorded_kinds(record, ns.seed, lambda case: case in ns.only or case.rsplit("/", 1)[0] in ns.only)
     ns.only, empty = expand_globs(ns.only, case_names(rows))
     if empty:
         bad_input(prog, f"--only {empty[0]}: the pattern matches no case in {ns.rows}")
@@ -554,12 +563,6 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
         rerun += ["--io-shim", ns.io_shim]
     if ns.proxy:
         rerun += ["--proxy", ns.proxy]
-    try:
-        profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
-        record = None if profile.reference else \
-            case_record(profile, name, client_cells(rows, profile) if ns.rows.resolve() == default_rows.resolve() else None)
-    except (ClientError, RowError) as e:
-        bad_input(prog, e)
     lab.client, lab.profile, lab.record, lab.program = profile.command, profile, record, profile.program
     lab.transports = ("bio", "fd") if profile.has("--transport") else None
     if ns.client:

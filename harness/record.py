@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import random
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -338,6 +339,20 @@ class Record:
         applied = self.applied(case)
         return (self.fold(reference, applied), self.get(case)) if applied else (reference, None)
 
+    def kind_sample(self, seed: int) -> list[tuple[str, Difference, str]]:
+        """A sample's share of the record, a function of SEED (the tree's): for each kind its entries
+        hold, one entry of that kind and one case it applies to, as (kind, entry, case). A sampled
+        crossing runs these beside its fixed rows, so every kind of difference a client has is held
+        on every tree, and a tree after tree reaches every entry (an entry of no case: none)."""
+        out = []
+        for kind in self.kinds:
+            entries = [(d, members) for d in self.all if d.kind == kind and (members := self.members(d))]
+            if entries:
+                pick = random.Random(f"{seed}:{self.path.name}:{kind}")
+                d, members = entries[pick.randrange(len(entries))]
+                out.append((kind, d, members[pick.randrange(len(members))]))
+        return out
+
     def unexplained(self) -> list[Difference]:
         """Entries a person has still to write kind or why for: each fails its gate."""
         return [d for d in self.all if not d.explained]
@@ -463,3 +478,18 @@ class Record:
 
 
 __all__ = ["Difference", "EntryError", "KINDS", "Record", "RowError", "SKIP", "is_glob", "toml_list", "toml_text", "toml_value"]
+
+
+def recorded_kinds(record: Record, given_seed: Optional[int], sampled: Callable[[str], bool]) -> list[str]:
+    """The cases a sampled crossing adds to its fixed sample: one case of one entry of every kind the
+    client's record holds (Record.kind_sample, drawn from the tree's seed, or --seed's), each printed;
+    SAMPLED(case): the fixed sample runs it already."""
+    from .gate import tree_seed
+    seed = given_seed if given_seed is not None else tree_seed()[0]
+    added = []
+    for kind, d, case in record.kind_sample(seed):
+        print(f"  recorded {kind}: {case} ({d.where or d.label()})" + (" (in the sample already)" if sampled(case) else ""),
+              flush=True)
+        if not sampled(case):
+            added.append(case)
+    return added

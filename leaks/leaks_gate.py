@@ -23,7 +23,7 @@ from harness import (Gate, Run, RowError, bad_input, bulk_server, gate_args, rer
                      verdict)
 from harness import crossings
 from harness.expect import ExpectError, named_outcomes, outcome_key
-from harness.record import Record
+from harness.record import Record, recorded_kinds
 from harness.rows import NONE, case_key, expand_globs, load_case_file
 from harness.clients import ClientError, Profile, gate_client
 from harness.shims import HEAP_TAG, USABLE_SLACK, client_args, heap_env, read_report
@@ -297,12 +297,13 @@ def main() -> int:
                             "then every row, valgrind's too")
     ns = gate_args(__doc__.splitlines()[0], extra)
     room = crossings.room_of(ns.client) if Path(ns.rows).resolve() == (HERE / "leaks.toml").resolve() else None
+    sampled = False
     if ns.sample and not ns.only:  # the digest of its inputs only where a sample may stand for the crossing
         whole = crossings.whole_reason("leaks", room) if room else None
         print(f"leaks {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
               f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
         if not whole:
-            ns.only, ns.no_valgrind = list(ns.sample), True
+            ns.only, ns.no_valgrind, sampled = list(ns.sample), True, True
     try:
         ns.profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)
     except ClientError as e:
@@ -338,6 +339,10 @@ def main() -> int:
             note="got: grows (a Heap/ case: the outstanding heap grows with the count).")
     except RowError as e:
         bad_input("leaks_gate.py", e)
+    if sampled and ns.record is not None:   # one case of every kind the record holds, beside the sample
+        added = recorded_kinds(ns.record, None, lambda case: case in ns.only or case.split("/")[1] in ns.only)
+        ns.only += added
+        ns.no_valgrind = not any(c.startswith("Valgrind/") for c in added)   # the one valgrind case drawn, if any
     gate = Gate("leaks" if ns.profile.reference else f"leaks {ns.profile.name}")
 
     def wanted(kind_names: list[str]) -> bool:

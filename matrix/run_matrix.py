@@ -34,7 +34,7 @@ from matrix.crossing import SKIP, client_record, write_results
 from harness import Gate, HarnessError, bad_input, crossings, gate_args, rerun_line, run_client
 from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
-from harness.record import Record
+from harness.record import Record, recorded_kinds
 from matrix.peers import start_lab_server, start_openssl_server
 from matrix.rows import GROUPS, TRANSPORTS, Row, RowError, RowFile, cell_value
 from matrix.update import collapse, record
@@ -322,7 +322,8 @@ def main() -> int:
         selected = rows.select(args.rows + args.only)
         room = crossings.room_of(args.client) if args.file.resolve() == (HERE / "rows.toml").resolve() else None
         whole = crossings.whole_reason("matrix", room) if args.sample and room else None
-        if args.sample and not (args.rows or args.only) and not whole:
+        sampled = bool(args.sample and not (args.rows or args.only) and not whole)
+        if sampled:
             selected = sample(selected)
         if args.list:
             print("\n".join(row.name for row in selected))
@@ -335,6 +336,10 @@ def main() -> int:
     if args.sample:
         print(f"matrix {room}: {'whole: ' + whole if whole else 'sampled (the first two rows of every group): its inputs are as at its last green whole run'}",
               flush=True)
+        if sampled and record_file is not None:
+            have = {r.name for r in selected}
+            added = set(recorded_kinds(record_file, None, lambda case: case in have))
+            selected = [r for r in rows.rows if r.name in have or r.name in added]
     matrix = Matrix(args, names, rows, client, record_file)
     rc = matrix.run(selected)
     if rc == 0 and room and not args.update and not (args.rows or args.only) and len(selected) == len(rows.rows):

@@ -34,7 +34,7 @@ from harness.args import default_work
 from harness.clients import UNSUPPORTED_EXIT, ClientError, Profile, all_clients, find_client, gate_client
 from harness.outcomes import OutcomeNames, UnknownOutcome
 from harness.peers import seclevel_env
-from harness.record import Record
+from harness.record import Record, recorded_kinds
 from harness.rows import RowError, expand_globs
 
 from .paths import Files, PathError, Served, serve, write_files
@@ -111,6 +111,16 @@ class Pkits:
         self.gate, self.lock = Gate("pkits"), threading.Lock()
         self.work = Path(args.work)
         self.records = {c.name: client_record(c, set(tests)) for c in clients}
+        # with --sample: the tests a sampled client is asked beside the sample, one of every kind its record holds
+        self.kinds: dict[str, set[str]] = {}
+        if whole is not None:
+            for c in clients:
+                record = self.records[c.name]
+                if c.name in whole or record is None:
+                    continue
+                print(f"pkits {c.name}:", flush=True)
+                added = recorded_kinds(record, args.seed, lambda test: test in sample)
+                self.kinds[c.name] = set(added) | {tests[a].control for a in added if not tests[a].valid}
         self.prepared: dict[str, Prepared] = {}
         self.observations: list[Observation] = []
 
@@ -149,7 +159,8 @@ class Pkits:
         of the sample, the rest."""
         if self.whole is None:
             return self.clients
-        return [c for c in self.clients if c.name in self.whole or t.test in self.sample]
+        return [c for c in self.clients if c.name in self.whole or t.test in self.sample
+                or t.test in self.kinds.get(c.name, ())]
 
     def run_test(self, t: PkitsTest) -> list[Observation]:
         unit = self.prepared[t.ee]
