@@ -19,6 +19,7 @@ import datetime
 import fcntl
 import hashlib
 import os
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -48,8 +49,22 @@ def inputs(gate: str, client: str, root: Path = ROOT) -> list[str]:
     """The paths, relative to the root, whose content a crossing's verdict rests on: the room, the
     gate's own inputs, and a file of the tree the profile's command runs from outside the room
     (uvloop's adapter is clients/asyncio/tlsnb_asyncio.py)."""
-    paths = [f"clients/{client}", *GATE_INPUTS[gate], *command_files(client, root)]
+    paths = [f"clients/{client}", *GATE_INPUTS[gate], *command_files(client, root), *library_files(client, root)]
     return paths + (["client"] if client == REFERENCE else [])
+
+
+def library_files(client: str, root: Path = ROOT) -> list[str]:
+    """What a C++ adapter (its room's CMakeLists.txt calls tlslab_adapter) links from outside its room:
+    clients/contract, and client/'s tlsnb_base that the contract links (TLSNB_BASE_SOURCES in
+    client/CMakeLists.txt, each source with its header)."""
+    cmake = root / "clients" / client / "CMakeLists.txt"
+    if client == REFERENCE or not cmake.is_file() or "tlslab_adapter(" not in cmake.read_text():
+        return []
+    found = re.search(r"set\(TLSNB_BASE_SOURCES\s([^)]*)\)", (root / "client" / "CMakeLists.txt").read_text())
+    sources = found[1].split() if found else []
+    base = [f"client/{stem}{ext}" for src in sources for stem in [src.rsplit(".", 1)[0]] for ext in (".cc", ".h")
+            if (root / "client" / f"{stem}{ext}").is_file()]
+    return ["clients/contract", *base]
 
 
 def command_files(client: str, root: Path = ROOT) -> list[str]:

@@ -4,7 +4,8 @@
 
 Each case builds a small tree of its own (a client room, a row file, client/), records a green whole
 run there and changes one file: a change to the room, to the gate's rows or (for the reference) to
-client/ makes the crossing whole again; a change anywhere else, or to another gate's rows, does not.
+client/ makes the crossing whole again (for a C++ adapter, clients/contract and client/'s tlsnb_base, which it
+links); a change anywhere else, or to another gate's rows, does not.
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ def tree(top: Path) -> Path:
                       "faults/faults.toml": "case\n", "servers/tls_server.py": "", "shims/io_shim.c": "",
                       "proxy/relay_loop.cc": "", "clients/shared/adapter.py": "",
                       "clients/uv/profile.toml": 'command = ["/usr/bin/python3", "{root}/clients/shared/adapter.py"]\n',
+                      "clients/cc/profile.toml": "name = 'cc'\n", "clients/cc/CMakeLists.txt": "tlslab_adapter(cc)\n",
+                      "clients/contract/attempt_base.cc": "", "client/CMakeLists.txt":
+                      "set(TLSNB_BASE_SOURCES\n  outcome.cc)\n", "client/outcome.cc": "", "client/outcome.h": "",
                       }.items():
         (top / rel).parent.mkdir(parents=True, exist_ok=True)
         (top / rel).write_text(text)
@@ -71,6 +75,10 @@ CASES = [  # (case, the path changed, gate, client, whole after it)
     ("its-hostile-record",       "clients/go/hostile.toml",   "faults",  "go",    False),
     ("an-adapter-outside-its-room", "clients/shared/adapter.py", "hostile", "uv",   True),   # uvloop's, in asyncio's room
     ("another-rooms-adapter",    "clients/shared/adapter.py", "hostile", "go",    False),
+    ("the-contract-for-a-cpp-adapter", "clients/contract/attempt_base.cc", "faults", "cc", True),   # it links it
+    ("tlsnb-base-for-a-cpp-adapter", "client/outcome.h",       "matrix",  "cc",    True),   # through the contract
+    ("the-rest-of-client-for-it", "client/loop.cc",           "matrix",  "cc",    False),
+    ("the-contract-for-another", "clients/contract/attempt_base.cc", "faults", "go", False),  # no tlslab_adapter
 ]
 
 
