@@ -523,8 +523,11 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     sampled = False
     if ns.sample and not ns.only:   # the digest of its inputs only where a sample may stand for the crossing
         whole = crossings.whole_reason(name, room) if room and name in crossings.GATE_INPUTS else None
+        tracked = room and name in crossings.GATE_INPUTS
         print(f"{name} {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
-              f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
+              f"sampled ({' '.join(ns.sample)}): " + ("its inputs are as at its last green whole run" if tracked else
+                                                        "the default gate's sample (label full runs every row)")),
+              flush=True)
         ns.only, sampled = ([], False) if whole else (list(ns.sample), True)
     try:
         rows = load_cases(ns.rows)
