@@ -397,11 +397,52 @@ def hang_guards() -> str:
     return table(guards(), load_data())[0]
 
 
+LOWER = re.compile(r"^((?:each|summary)\.(?:ms|wall_ms))>(\d+(?:\.\d+)?)$")
+SERVERS_OWN = "(no flag: the client's default or the peer's)"
+WAIT = re.compile(r"(--[a-z-]*-(?:ms|s))[ =](\d+)")
+
+
+def lower_bounds() -> str:
+    """Every lower bound of time in a case row or a client's record of one (each.ms>N, summary.wall_ms>N)
+    with the waits the row gives (its client's and peers' flags in ms or s): the wait it holds."""
+    from bench.hang_guards import GATES
+    out = ["| gate | client | case | bound | the waits the row gives |", "|---|---|---|---|---|"]
+    for gate, path in GATES.items():
+        rows = load_cases(path)
+        for r in rows:
+            given = " ".join(f"{f} {v}" for f, v in WAIT.findall(" ".join([r.client, *r.peers]))) or SERVERS_OWN
+            for term in r.expect.split():
+                if m := LOWER.match(term):
+                    out.append(f"| {gate} | tlsnb | {r.case} | `{m[1]}>{m[2]}` | {cell(given)} |")
+        by_case = {r.case: r for r in rows}
+        for record in sorted((ROOT / "clients").glob(f"*/{gate}.toml")):
+            profile = load_profile(record.parent / "profile.toml", ROOT / "build")
+            cells = client_cells(rows, profile)
+            held = case_record(profile, gate, cells)
+            seen = set()
+            for c, expect in cells.items():
+                if held.get(c) is None:
+                    continue
+                got, _ = held.expected(c, expect)
+                own = set(got.split()) - set(expect.split()) if got != "skip" else set()
+                for term in sorted(own):
+                    m = LOWER.match(term)
+                    case = c.split("/")[0]
+                    if m and (case, term) not in seen:
+                        seen.add((case, term))
+                        r = by_case[case]
+                        given = " ".join(f"{f} {v}" for f, v in WAIT.findall(" ".join([r.client, *r.peers])))
+                        out.append(f"| {gate} | {record.parent.name} | {case} | `{m[1]}>{m[2]}` | "
+                                   f"{cell(given or SERVERS_OWN)} |")
+    return "\n".join(out)
+
+
 TABLES: dict[str, tuple[Path, Callable[[], str]]] = {
     "matrix-rows": (ROOT / "matrix" / "README.md", matrix_rows),
     "hostile-rows": (ROOT / "hostile" / "README.md", hostile_rows),
     "hostile-clients": (ROOT / "hostile" / "README.md", hostile_clients),
     "hang-guards": (ROOT / "README.md", hang_guards),
+    "lower-bounds": (ROOT / "README.md", lower_bounds),
     "clients-rooms": (ROOT / "clients" / "README.md", clients_rooms),
     "clients-flags": (ROOT / "clients" / "README.md", clients_flags),
     "mutants-recorded": (ROOT / "mutants" / "README.md", mutants_recorded),

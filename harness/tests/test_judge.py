@@ -622,6 +622,17 @@ def black_holes_once(rel: str = "dns/dns.toml") -> tuple[bool, str]:
                                        or f"{len(seen)} black-hole addresses, each in one case")
 
 
+def kind_sample_order(folder: Path) -> tuple[bool, str]:
+    """Record.kind_sample draws the same cases whatever order the record was given its cases in (PKITS and
+    leaks give a set, whose order follows the process's string hashes: two runs of one tree drew apart)."""
+    from ..record import Record
+    path = folder / "kinds.toml"
+    path.write_text('[[difference]]\ncase = "a*"\ngot = "skip"\nkind = "limit"\nwhy = "w"\n')
+    cases = [f"a{i}" for i in range(40)] + ["b"]
+    draws = {tuple(c for _, _, c in Record(path, "t", cases=order).kind_sample(7)) for order in (cases, cases[::-1])}
+    return len(draws) == 1, f"drawn: {sorted(draws)}"
+
+
 def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     """(form, case id, a thunk giving (ok, detail)), in the tables' order."""
     out = [(f, f"{f}/{c}", lambda e=e, s=s, v=v: judged(e, s, v)) for f, rows in JUDGED.items() for c, e, s, v in rows]
@@ -635,6 +646,7 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     out += [("case-files", "case-files/found", lambda: case_files_found(found))]
     out += [("case-files", f"case-files/{rel}", lambda rel=rel: lines_short(rel)) for rel in found]
     out += [("case-files", "case-files/dns-black-holes-once", black_holes_once)]
+    out += [("records", "records/kind-sample-order", lambda: kind_sample_order(folder))]
     return out
 
 
