@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from harness.cases import case_record, client_cells, load_cases
+from harness.cases import case_record, cell_rows, load_cases
 from harness.clients import load_profile
 from harness.crossings import tree
 from harness.ctest import CTestError, ctest_tests
@@ -66,30 +66,38 @@ def bounds(expect: str) -> list[float]:
     return [float(m[2]) for m in map(WALL.match, expect.split()) if m and m[1] == "<"]
 
 
+def held_expectations():
+    """Every expectation a case gate holds a guarded client to, in file order: each row's as tlsnb's,
+    then each cell a client's record holds a difference for, merged (its row's and the record's
+    terms), as (gate, client, row, expect, the row's own expect, where)."""
+    for gate, path in GATES.items():
+        rows = load_cases(path)
+        for r in rows:
+            yield gate, "tlsnb", r, r.expect, r.expect, str(Path(r.where).relative_to(ROOT)) \
+                if r.where.startswith(str(ROOT)) else r.where
+        for record in sorted((ROOT / "clients").glob(f"*/{gate}.toml")):
+            profile = load_profile(record.parent / "profile.toml", ROOT / "build")
+            of_cell = cell_rows(rows, profile)
+            held = case_record(profile, gate, {c: r.expect for c, r in of_cell.items()})
+            for cell, row in of_cell.items():
+                if held.get(cell) is not None:   # else held to the row's own line: listed as tlsnb's
+                    got, _ = held.expected(cell, row.expect)
+                    yield gate, record.parent.name, row, got, row.expect, str(record.relative_to(ROOT))
+
+
+def deadlines(row) -> str:
+    return " ".join(f"{f} {v}" for f, v in FLAG_VALUE.findall(row.client))
+
+
 def guards() -> list[Guard]:
     """Every wall<S of the case rows and of the clients' records of them, in file order."""
     found: list[Guard] = []
-    for gate, path in GATES.items():
-        rows = {r.case: r for r in load_cases(path)}
-        given = {case: " ".join(f"{f} {v}" for f, v in FLAG_VALUE.findall(r.client)) for case, r in rows.items()}
-        for r in rows.values():
-            where = str(Path(r.where).relative_to(ROOT)) if r.where.startswith(str(ROOT)) else r.where
-            found += [Guard(gate, "tlsnb", r.case, s, given[r.case], where) for s in bounds(r.expect)]
-        for record in sorted((ROOT / "clients").glob(f"*/{gate}.toml")):
-            profile = load_profile(record.parent / "profile.toml", ROOT / "build")
-            cells = client_cells(list(rows.values()), profile)
-            held = case_record(profile, gate, cells)
-            seen: set[tuple[str, float]] = set()
-            for cell, expect in cells.items():
-                case = cell.split("/")[0]
-                if held.get(cell) is None:
-                    continue   # held to the row's own line: the row's guard, listed as tlsnb's
-                got, _ = held.expected(cell, expect)
-                for s in bounds(got) if got != "skip" else []:
-                    if (case, s) not in seen:
-                        seen.add((case, s))
-                        found.append(Guard(gate, record.parent.name, case, s, given[case],
-                                           f"{record.relative_to(ROOT)}"))
+    seen: set[tuple[str, str, str, float]] = set()
+    for gate, client, row, expect, _, where in held_expectations():
+        for s in bounds(expect) if expect != "skip" else []:
+            if client == "tlsnb" or (gate, client, row.case, s) not in seen:
+                seen.add((gate, client, row.case, s))
+                found.append(Guard(gate, client, row.case, s, deadlines(row), where))
     return found
 
 

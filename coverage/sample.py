@@ -24,8 +24,9 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from coverage.coverage import step
 
 ROOT = Path(__file__).resolve().parent.parent
 CPP_ADAPTERS = ("asio", "curl", "gnutls", "mbedtls", "wolfssl")
@@ -40,14 +41,6 @@ def full_tests(client: str) -> str:
     return f"^((matrix|faults|leaks_full|hostile_full|client)_{client}|alloc_sweep_{client}|pkits)$"
 
 
-def step(what: str, argv: list[str], log: Path, env: dict | None = None) -> int:
-    began = time.monotonic()
-    with log.open("w") as out:
-        rc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, env=env).returncode
-    print(f"== {what}: exit {rc} in {time.monotonic() - began:.0f} s (log {log})", flush=True)
-    return rc
-
-
 def run_set(build: Path, name: str, tests: str, full: bool) -> Path:
     """The tests matching TESTS with profiles written under BUILD/profiles/NAME; the merged profile."""
     raw = build / "profiles" / name
@@ -58,7 +51,7 @@ def run_set(build: Path, name: str, tests: str, full: bool) -> Path:
     if full:
         env["TLSLAB_FULL"] = "1"
     step(f"{name} ({tests})", ["ctest", "--test-dir", str(build), "-R", tests, "-j2", "--output-on-failure"],
-         build / f"{name}.log", env)
+         build / f"{name}.log", env=env)
     merged = build / "profiles" / f"{name}.profdata"
     files = sorted(str(p) for p in raw.glob("*.profraw"))
     if not files:

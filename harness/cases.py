@@ -228,11 +228,17 @@ def minimal_terms(base: Optional[str], full: str) -> tuple[Optional[str], list[s
     return (" ".join(got) or None), without
 
 
-def client_cells(rows: list[CaseRow], profile: Profile) -> dict[str, str]:
+def cell_rows(rows: list[CaseRow], profile: Profile) -> dict[str, CaseRow]:
     """Each case id PROFILE's client is asked of ROWS (crossed on both transports where it has
-    --transport, else each row once) and its row's expect: what case_record holds a record to."""
+    --transport, else each row once) and its row."""
     transports = ("bio", "fd") if profile.has("--transport") else None
-    return {c: r.expect for r in rows for c, _ in r.crossed(transports)}
+    return {c: r for r in rows for c, _ in r.crossed(transports)}
+
+
+def client_cells(rows: list[CaseRow], profile: Profile) -> dict[str, str]:
+    """Each case id PROFILE's client is asked of ROWS and its row's expect: what case_record holds a
+    record to."""
+    return {c: r.expect for c, r in cell_rows(rows, profile).items()}
 
 
 def case_record(profile: Profile, label: str, cells: Optional[dict[str, str]]) -> Record:
@@ -522,8 +528,8 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
     room = crossings.room_of(ns.client) if ns.rows.resolve() == default_rows.resolve() else None
     sampled = False
     if ns.sample and not ns.only:   # the digest of its inputs only where a sample may stand for the crossing
-        whole = crossings.whole_reason(name, room) if room and name in crossings.GATE_INPUTS else None
         tracked = room and name in crossings.GATE_INPUTS
+        whole = crossings.whole_reason(name, room) if tracked else None
         print(f"{name} {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
               f"sampled ({' '.join(ns.sample)}): " + ("its inputs are as at its last green whole run" if tracked else
                                                         "the default gate's sample (label full runs every row)")),

@@ -490,8 +490,9 @@ def recorded_kinds(record: Record, given_seed: Optional[int], sampled: Callable[
     seed = given_seed if given_seed is not None else tree_seed()[0]
     added = []
     for kind, d, case in record.kind_sample(seed):
-        print(f"  recorded {kind}: {case} ({d.where or d.label()})" + (" (in the sample already)" if sampled(case) else ""),
+        already = sampled(case)
+        print(f"  recorded {kind}: {case} ({d.where or d.label()})" + (" (in the sample already)" if already else ""),
               flush=True)
-        if not sampled(case):
+        if not already:
             added.append(case)
     return added

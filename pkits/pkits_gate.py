@@ -115,11 +115,10 @@ class Pkits:
         self.kinds: dict[str, set[str]] = {}
         if whole is not None:
             for c in clients:
-                record = self.records[c.name]
-                if c.name in whole or record is None:
+                if c.name in whole:
                     continue
                 print(f"pkits {c.name}:", flush=True)
-                added = recorded_kinds(record, args.seed, lambda test: test in sample)
+                added = recorded_kinds(self.records[c.name], args.seed, lambda test: test in sample)
                 self.kinds[c.name] = set(added) | {tests[a].control for a in added if not tests[a].valid}
         self.prepared: dict[str, Prepared] = {}
         self.observations: list[Observation] = []
