@@ -1,0 +1,50 @@
+#include "options.h"
+
+namespace tlsnss {
+
+contract::ParseResult parse_options(const std::vector<std::string>& args) {
+  static const contract::Lacks lacks = contract::without_resolver(
+      {{"--verify-depth", true, "not offered: --verify-depth: NSS's certificate verifier has no chain length setting"},
+       {"--crl-all", false, "not offered: --crl-all: NSS checks the CRLs it holds for every certificate of the "
+                            "chain but has no mode that requires one (a missing CRL is no error)"},
+       {"--ocsp-staple", true, "not built: --ocsp-staple: NSS's SSL_AuthCertificate ignores staples; checking one "
+                               "needs CERT_CacheOCSPResponseFromSideChannel and OCSP checking on, which may fetch "
+                               "from a responder: not written in this adapter"},
+       {"--cert", true, "not built: --cert: NSS finds a client certificate and key in a token "
+                        "(NSS_GetClientAuthData); this adapter opens no database"},
+       {"--key", true, "not built: --key: NSS finds a client certificate and key in a token "
+                       "(NSS_GetClientAuthData); this adapter opens no database"},
+       {"--pin-sha256", true, "not built: --pin-sha256: NSS has no pin option; a check in its auth certificate "
+                              "hook is not written in this adapter"}},
+      "not offered: --transport fd: this client has one transport, NSPR's own socket I/O on the program's "
+      "socket (PR_ImportTCPSocket), the default");
+  return contract::parse_options(args, lacks);
+}
+
+const char* usage() {
+  return R"(usage: tlsnb-nss [options] TARGET:PORT
+
+A non-blocking TLS client on NSS 3.87 / NSPR 4.35: one thread, its own epoll, one state machine per
+attempt (SSL_ImportFD over PR_ImportTCPSocket of the program's non-blocking socket, SSL_ForceHandshake /
+PR_Write / PR_Read and PR_WOULD_BLOCK_ERROR, the SSL layer's poll saying which readiness to wait for).
+TARGET is an IPv4 literal or a name (a name needs --connect). The contract's flags (clients/README.md)
+and these notes:
+
+  --name NAME           SSL_SetURL (the SNI, and the name SSL_AuthCertificate checks with
+                        CERT_VerifyCertName; an IP literal is matched against IP SANs, no SNI)
+  --no-verify-name      SSL_SetURL for the SNI and an auth hook that runs CERT_VerifyCert alone
+  --cafile PATH         NSS_NoDB_Init, the PEM certificates made temporary certificates trusted as
+                        SSL CAs (CERT_ChangeCertTrust "C,,"); without it the system's roots
+  --system-trust        also the system's: the builtin roots module libnssckbi.so (SECMOD_LoadUserModule)
+  --partial-chain       accepted: NSS ends a chain at any certificate trusted as a CA ("C,,"), root or not
+  --crl FILE            CERT_CacheCRL (repeatable): checked where one is held, a missing one is no error
+  --resume              offer a session saved by an earlier attempt (SSL_SetResumptionTokenCallback /
+                        SSL_SetResumptionToken); without it, SSL_NO_CACHE: no session is ever resumed
+
+Not available (exit 89): --transport fd, --verify-depth, --crl-all, --ocsp-staple,
+--cert, --key, --pin-sha256, --ns and the resolver's flags.
+Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
+)";
+}
+
+}  // namespace tlsnss
