@@ -79,7 +79,8 @@ class Report:
         self.received: Counter = Counter()
         self.alerts_received: Counter = Counter()
         self.errors: Counter = Counter()
-        self.fired: Counter = Counter()  # bugs.py's field -> how many times it acted
+        # bugs.py's field -> how many times it acted: every field the scenario sets, 0 until it acts
+        self.fired: Counter = Counter({bug: 0 for bug in SCENARIOS[scenario].bugs.set()})
 
     def bump(self, table: Counter, key: str, n: int = 1) -> None:
         with self.lock:
