@@ -34,7 +34,8 @@ RECORD = ROOT / "harness" / "last_full.toml"
 # counts the loop; the proxy that cuts the wire).
 GATE_INPUTS = {
     "matrix": ["matrix/rows.toml", "certs/pki.toml", "servers/tls_server.py"],   # the lab cells' server
-    "hostile": ["hostile/hostile.toml", "hostile/peer.py", "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
+    "hostile": ["hostile/hostile.toml", "hostile/peer.py", "hostile/bugs.py", "hostile/scenarios.py",
+                "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
     "pkits": ["pkits/tests.tsv"],
     "faults": ["faults/faults.toml", "servers/tls_server.py", "shims/io_shim.c", "proxy"],
     "leaks": ["leaks/leaks.toml", "servers/tls_server.py", "servers/bulk_server.py", "shims/heap_shim.c",
