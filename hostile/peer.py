@@ -380,9 +380,10 @@ class Conn:
             code = WARNINGS[bugs.alert_before_response]
             self.post(ALERT, alert(code, level=1), f"alert:{bugs.alert_before_response}")
             self.fired("alert_before_response")
-        for _ in range(bugs.empty_records_before_response):
-            self.post(APPDATA, b"", "empty")
-            self.fired("empty_records_before_response")
+        if bugs.empty_records_before_response:  # one write (burst): a client that stops at its own limit
+            n = bugs.empty_records_before_response  # closes after the last of them, so the count is N
+            self.burst(lambda: self.post(APPDATA, b"", "empty"), n)
+            self.fired("empty_records_before_response", n)
         if bugs.outer_type_before_response:
             self.send(record(bugs.outer_type_before_response, b"\x00" * 20), f"type-{bugs.outer_type_before_response}")
             self.fired("outer_type_before_response")
