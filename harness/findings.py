@@ -23,6 +23,7 @@ import argparse
 import html
 import json
 import re
+import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -111,21 +112,32 @@ def reference_of(rows, gate: str):
     return lambda case: "the reference's plateau (leaks/leaks.toml)"
 
 
-def version_of(library: str) -> str:
-    found = VERSION.search(library)
-    return found[0] if found else "?"
+def version_of(profile) -> str:
+    """The library's version as its profile says it, else what the program its command starts prints
+    (`node --version`: Node's room names no one version, the machine's decides)."""
+    found = VERSION.search(profile.library)
+    if found:
+        return found[0]
+    try:
+        done = subprocess.run([str(profile.command[0]), "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired, IndexError):
+        return "?"
+    printed = VERSION.search(done.stdout)
+    return f"{printed[0]} (its --version)" if printed else "?"
 
 
 def collect(names: OutcomeNames, clients: Path = ROOT / "clients") -> list[Finding]:
     """Every finding of every kind, in the rooms' order: one per entry, or per shared reason of a room."""
     found: dict[str, Finding] = {}
+    versions: dict[str, str] = {}
     for profile, gate, record, reference in held_records(names, clients):
+        version = versions.setdefault(profile.name, version_of(profile) if profile.name not in versions else "")
         for d in record.all:
             members = sorted(record.members(d))
             key = d.reason or (members[0] if members else d.case)
             fid = f"{profile.name}/{gate if not d.reason else 'reason'}/{key}"
             library = profile.library.split(":")[0].split("(")[0].strip()
-            f = found.setdefault(fid, Finding(fid, profile.name, library, version_of(profile.library), d.kind,
+            f = found.setdefault(fid, Finding(fid, profile.name, library, version, d.kind,
                                               d.why, d.reason))
             for case in members:
                 expected = text_of(reference(case))
