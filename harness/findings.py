@@ -194,6 +194,29 @@ def defaults(clients: Path = ROOT / "clients") -> list[dict]:
     return out
 
 
+CHEAP_GROUPS = ("X25519", "prime256v1", "P-256")   # the groups bench/'s floor is measured for
+
+
+def bench_seen(work: Path, recorded: list[dict]) -> list[dict]:
+    """bench/clients.py's last run (WORK/bench/clients.json): every cell whose client negotiated a group
+    dearer than the floor's (nginx's log), its median CPU, and whether a bench.toml records it."""
+    try:
+        run = json.loads((work / "bench" / "clients.json").read_text())
+    except (OSError, ValueError):
+        return []
+    out = []
+    for cell in run.get("cells", []):
+        good = [x for x in cell.get("samples", []) if x.get("ok")]
+        groups = sorted({g for x in good for g in x.get("groups", {})})
+        dear = [g for g in groups if g.split()[-1] not in CHEAP_GROUPS]
+        if good and dear:
+            cpu = sorted(x["cpu_ms_per_conn"] for x in good)[len(good) // 2]
+            case = f"{cell['server']}/{cell['mode']}"
+            out.append({"client": cell["client"], "case": case, "groups": dear, "cpu_ms_per_conn": cpu,
+                        "recorded": any(d["client"] == cell["client"] and d["case"] == case for d in recorded)})
+    return out
+
+
 def check_bench_got(got) -> None:
     if not isinstance(got, dict) or not {"cpu_ms_per_conn", "measured_by"} <= set(got):
         raise ValueError("a bench record's got is a table with at least cpu_ms_per_conn and measured_by")
@@ -279,7 +302,18 @@ def summary(findings: list[Finding], clients: list[str]) -> str:
     return f'<table class="sum"><tr><th></th>{head}</tr>{"".join(lines)}</table>'
 
 
-def page(findings: list[Finding], found_defaults: list[dict]) -> str:
+def bench_table(seen: list[dict]) -> str:
+    if not seen:
+        return "<p class='note'>No bench run here (BUILD/work/bench/clients.json) negotiated a group dearer than the floor's.</p>"
+    rows = "".join(f"<tr><td>{html.escape(b['client'])}</td><td><code>{html.escape(b['case'])}</code></td>"
+                   f"<td>{html.escape(', '.join(b['groups']))}</td><td>{b['cpu_ms_per_conn']}</td>"
+                   f"<td>{'recorded' if b['recorded'] else '<span class=no>recorded nowhere</span>'}</td></tr>" for b in seen)
+    return ("<p class='note'>The last bench run here (bench/clients.py, BUILD/work/bench/clients.json): the cells "
+            "whose client negotiated a group dearer than the floor's (nginx's log).</p><table><tr><th>client</th>"
+            f"<th>bench cell</th><th>group</th><th>CPU ms/conn (median)</th><th>record</th></tr>{rows}</table>")
+
+
+def page(findings: list[Finding], found_defaults: list[dict], seen_bench: list[dict] = ()) -> str:
     bugs = [f for f in findings if f.kind == "bug"]
     clients = list(dict.fromkeys(f.client for f in findings))
     run = [f for f in bugs if f.checked]
@@ -295,7 +329,8 @@ def page(findings: list[Finding], found_defaults: list[dict]) -> str:
              f"<h2>Bugs ({len(bugs)})</h2>", *map(bug_block, bugs),
              f"<h2>Defaults a user pays for ({len(found_defaults)})</h2>",
              "<p class='note'>A library's default, not wrong by any standard, that costs its user a measured "
-             "figure (bench/clients.py; recorded in clients/NAME/bench.toml).</p>", defaults_table(found_defaults)]
+             "figure (bench/clients.py; recorded in clients/NAME/bench.toml).</p>", defaults_table(found_defaults),
+             bench_table(list(seen_bench))]
     for kind in ("policy", "limit"):
         mine = [f for f in findings if f.kind == kind]
         parts += [f"<h2>{kind.capitalize()} ({len(mine)})</h2>", others_table(mine)]
@@ -308,13 +343,14 @@ def write(work: Path, names: OutcomeNames) -> tuple[Path, Path, list[Finding]]:
     for f in findings:
         f.checked = checked.get(f.id, {})
     found_defaults = defaults()
+    seen_bench = bench_seen(work, found_defaults)
     work.mkdir(parents=True, exist_ok=True)
     js, page_path = work / "findings.json", work / "findings.html"
     js.write_text(json.dumps({"bugs": [asdict(f) for f in findings if f.kind == "bug"],
                               "policies": [asdict(f) for f in findings if f.kind == "policy"],
                               "limits": [asdict(f) for f in findings if f.kind == "limit"],
-                              "defaults": found_defaults}, indent=1, sort_keys=True) + "\n")
-    page_path.write_text(page(findings, found_defaults))
+                              "defaults": found_defaults, "bench": seen_bench}, indent=1, sort_keys=True) + "\n")
+    page_path.write_text(page(findings, found_defaults, seen_bench))
     return js, page_path, findings
 
 
