@@ -68,6 +68,11 @@ class Finding:
     report: str = ""
 
     @property
+    def named(self) -> str:
+        """The library with its version, once (a profile's library often names it already)."""
+        return self.library if self.version.split()[0] in self.library else f"{self.library} {self.version}"
+
+    @property
     def gates(self) -> list[str]:
         return list(dict.fromkeys(s.gate for s in self.cases))
 
@@ -171,10 +176,10 @@ def finish(f: Finding) -> None:
         s = f.cases[0]
         said = (f"NIST's PKITS expects {s.expected.removeprefix('NIST: ')}" if s.gate == "pkits"
                 else f"the lab's reference (tlsnb, OpenSSL 3) shows {s.expected}")
-        seen = f"{f.library} {f.version} showed {s.recorded}, where {said}."
+        seen = f"{f.named} showed {s.recorded}, where {said}."
     else:
         seen = ""
-    f.report = (f"{f.library} {f.version}: {f.why.rstrip('.')}. {seen} "
+    f.report = (f"{f.named}: {f.why.rstrip('.')}. {seen} "
                 + (f"Standards: {', '.join(f.rfc)}. " if f.rfc else "")
                 + f"Seen in tlslab ({cases}); reproduce with one client run against one peer: {f.repro}").strip()
 
@@ -247,7 +252,7 @@ pre { background: #f6f6f6; padding: 6px; white-space: pre-wrap; overflow-wrap: a
 table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid #ccc; padding: 2px 6px; vertical-align: top;
 font-size: 12px; overflow-wrap: anywhere; } th { background: #f3f3f3; text-align: left; }
 .ok { color: #1a7f37; font-weight: bold; } .no { color: #c00; font-weight: bold; } .never { color: #999; }
-table.sum { width: auto; } table.sum td { text-align: right; }
+table.sum { width: auto; } table.sum td { text-align: right; } td.n { white-space: nowrap; }
 """
 
 
@@ -267,8 +272,8 @@ def bug_block(f: Finding) -> str:
                    for s in f.cases)
     said = (f"<b>NIST</b>: {html.escape(f.nist)}. " if f.nist else "") + \
            (f"<b>RFC</b>: {html.escape(', '.join(f.rfc))}." if f.rfc else "")
-    return (f'<div class="bug" id="{html.escape(f.id)}"><h3>{html.escape(f.client)}: {html.escape(f.library)} '
-            f'{html.escape(f.version)} <span class="note">({html.escape(", ".join(f.gates))}; {len(f.cases)} case'
+    return (f'<div class="bug" id="{html.escape(f.id)}"><h3>{html.escape(f.client)}: {html.escape(f.named)} '
+            f'<span class="note">({html.escape(", ".join(f.gates))}; {len(f.cases)} case'
             f'{"s" if len(f.cases) != 1 else ""}{"; reason " + html.escape(f.reason) if f.reason else ""})</span></h3>'
             f"<div>{html.escape(f.why)}</div><div>{said}</div>"
             f"<table><tr><th>gate</th><th>case</th><th>the reference (tlsnb) / NIST expects</th><th>recorded for "
@@ -278,16 +283,16 @@ def bug_block(f: Finding) -> str:
 
 
 def others_table(findings: list[Finding]) -> str:
-    rows = "".join(f"<tr><td>{html.escape(f.client)}</td><td>{html.escape(', '.join(f.gates))}</td>"
-                   f"<td>{len(f.cases)}</td><td><code>{html.escape(', '.join(s.case for s in f.cases[:4]))}"
+    rows = "".join(f"<tr><td class=n>{html.escape(f.client)}</td><td class=n>{html.escape(', '.join(f.gates))}</td>"
+                   f"<td class=n>{len(f.cases)}</td><td><code>{html.escape(', '.join(s.case for s in f.cases[:4]))}"
                    f"{' ...' if len(f.cases) > 4 else ''}</code></td><td>{html.escape(f.why)}</td></tr>" for f in findings)
     return (f"<table><tr><th>client</th><th>gates</th><th>cases</th><th>which</th><th>why</th></tr>{rows}</table>")
 
 
 def defaults_table(found: list[dict]) -> str:
-    rows = "".join(f"<tr><td>{html.escape(d['client'])}</td><td>{html.escape(d['library'])}</td>"
-                   f"<td><code>{html.escape(d['case'])}</code></td><td>{html.escape(text_of(d['measured']))}</td>"
-                   f"<td>{html.escape(d['kind'])}</td><td>{html.escape(d['why'])}</td><td>{html.escape(d['where'])}</td></tr>"
+    rows = "".join(f"<tr><td class=n>{html.escape(d['client'])}</td><td class=n>{html.escape(d['library'])}</td>"
+                   f"<td class=n><code>{html.escape(d['case'])}</code></td><td>{html.escape(text_of(d['measured']))}</td>"
+                   f"<td class=n>{html.escape(d['kind'])}</td><td>{html.escape(d['why'])}</td><td class=n>{html.escape(d['where'])}</td></tr>"
                    for d in found)
     return ("<table><tr><th>client</th><th>library</th><th>bench cell</th><th>measured</th><th>kind</th><th>why</th>"
             f"<th>record</th></tr>{rows}</table>")
@@ -327,7 +332,7 @@ def page(findings: list[Finding], found_defaults: list[dict], seen_bench: list[d
              f"Written by <code>/usr/bin/python3 -m harness.findings</code>; the reproducers checked by "
              f"<code>/usr/bin/python3 -m harness.repro --check</code>.</p>", summary(findings, clients),
              f"<h2>Bugs ({len(bugs)})</h2>", *map(bug_block, bugs),
-             f"<h2>Defaults a user pays for ({len(found_defaults)})</h2>",
+             f"<h2 id='defaults'>Defaults a user pays for ({len(found_defaults)})</h2>",
              "<p class='note'>A library's default, not wrong by any standard, that costs its user a measured "
              "figure (bench/clients.py; recorded in clients/NAME/bench.toml).</p>", defaults_table(found_defaults),
              bench_table(list(seen_bench))]
