@@ -149,9 +149,28 @@ def collect(names: OutcomeNames, clients: Path = ROOT / "clients") -> list[Findi
                 # a case gate's record merges into the row's line; the others' got is the cells or outcome itself
                 recorded = text_of(record.expected(case, reference(case))[0] if gate in CASE_FILES else d.got)
                 f.cases.append(Shown(gate, case, expected, recorded, rel(d.where)))
+    found.update({f.id: f for f in sweep_findings(clients)})
     for f in found.values():
         finish(f)
     return list(found.values())
+
+
+def sweep_findings(clients: Path = ROOT / "clients") -> list[Finding]:
+    """A room's alloc_sweep_known.toml: what its LIBRARY does when an allocation fails, a rule over the
+    runs of the allocation sweep (leaks/alloc_sweep.py), each entry one finding of its kind."""
+    from leaks.alloc_sweep import load_known
+    from .tests.test_records import rooms
+    out = []
+    for profile in rooms(clients):
+        path = profile.room / "alloc_sweep_known.toml"
+        for row in load_known(path):
+            f = Finding(f"{profile.name}/alloc_sweep/{row.get('name')}", profile.name,
+                        profile.library.split(":")[0].split("(")[0].strip(), version_of(profile), row.get("kind"),
+                        row.get("why"), "")
+            f.cases.append(Shown("alloc_sweep", row.get("name"), "tlsnb: one outcome line for every N (leaks/alloc_sweep.tsv)",
+                                 f"{row.get('outcome')}... with {row.get('stack')!r} in its stack or stderr", rel(row.where())))
+            out.append(f)
+    return out
 
 
 def rel(where: str) -> str:

@@ -40,7 +40,7 @@ from .outcomes import OutcomeNames, UnknownOutcome
 from .record import SKIP
 from .rows import RowError
 
-GATES = (*CASE_FILES, "matrix", "pkits", "leaks")
+GATES = (*CASE_FILES, "matrix", "pkits", "leaks", "alloc_sweep")
 
 
 @dataclass
@@ -241,6 +241,38 @@ def leaks_repro(build: Build, profile: Profile, case: str) -> Shown:
                  note="a leak row compares a short and a long run: the reproducer is the leak gate's one row")
 
 
+
+
+def sweep_repro(build: Build, profile: Profile, case: str) -> Shown:
+    """An allocation-sweep rule (alloc_sweep_known.toml): a run per N, N drawn in a fixed order, until one
+    run is explained by the rule; that N's one run is the reproducer."""
+    from types import SimpleNamespace
+    from leaks.alloc_sweep import Sweep, explained, load_known, server_for
+    known = [k for k in load_known(profile.room / "alloc_sweep_known.toml") if k.get("name") == case]
+    if not known:
+        raise RowError(f"{case!r} is no entry of {profile.room / 'alloc_sweep_known.toml'}")
+    ns = SimpleNamespace(certs=str(build.certs), work=str(build.work / "sweep"), heap_shim=str(
+        build.dir / "shims" / "libtlslab_heap.so"), with_feature=None)
+    Path(ns.work).mkdir(parents=True, exist_ok=True)
+    transport = "bio" if profile.has("--transport") else None
+    with server_for(None)(ns.certs) as server:
+        sweep = Sweep(ns, profile, transport or "bio", server.port, None)
+        base = sweep.start()
+        top = base.report["attempts"] if base.report else 0
+        order = random.Random(case).sample(range(1, top + 1), top)   # every N, in an order fixed by the case
+        hit = next((r for r in map(sweep.run, order) if explained(r, known)), None)
+        command = sweep.command_line()
+        peer = line(server.argv)
+    one = [sys.executable, "-m", "leaks.alloc_sweep", "--tlsnb", build.tlsnb, "--heap-shim", ns.heap_shim, "--certs",
+           ns.certs, "--client", profile.name, "--transport", transport or "bio", "--only", str(hit.n if hit else 0)]
+    return Shown(peers=[f"server: {peer}"], client=f"TLSLAB_HEAP_FAIL_NTH={hit.n if hit else '?'} {command}",
+                 observed=f"N={hit.n}: {hit.outcome}" if hit else f"no run of {len(order)} values of N (of {top})",
+                 recorded=f"{known[0].get('outcome')}... with {known[0].get('stack')!r} ({known[0].where()})",
+                 shows=hit is not None, row="tlsnb: one outcome line for every N",
+                 note=f"searched {order.index(hit.n) + 1 if hit else len(order)} values of N of {top}; that N "
+                      f"alone through the sweep: {line(one)}")
+
+
 def reproduce(build: Build, client: str, gate: str, case: str, version: Optional[str] = None,
               server: Optional[str] = None) -> Shown:
     profile = find_client(client, build.dir)
@@ -253,6 +285,8 @@ def reproduce(build: Build, client: str, gate: str, case: str, version: Optional
         return pkits_repro(build, profile, case)
     if gate == "leaks":
         return leaks_repro(build, profile, case)
+    if gate == "alloc_sweep":
+        return sweep_repro(build, profile, case)
     raise RowError(f"--gate {gate}: one of {', '.join(GATES)}")
 
 
@@ -282,7 +316,7 @@ def check(build: Build, sample: int, only: list[str]) -> int:
         bugs = [f for f in bugs if any(o in f.id for o in only)]
     if sample:
         seed = tree_seed()[0]
-        cheap = [f for f in bugs if f.repro_args["gate"] != "leaks"]
+        cheap = [f for f in bugs if f.repro_args["gate"] not in ("leaks", "alloc_sweep")]
         bugs = sorted(random.Random(seed).sample(cheap, min(sample, len(cheap))), key=lambda f: f.id)
         print(f"repro: {len(bugs)} of the bugs' reproducers, drawn by the tree's seed {seed}", flush=True)
     gate = Gate("repro")
