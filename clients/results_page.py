@@ -36,14 +36,16 @@ from pkits import table as pkits_table
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"
-# gate -> (the reference's JUnit file, a client's JUnit file pattern, the client's record file)
+# gate -> (the reference's JUnit file, a client's JUnit files: the sampled crossing's and the whole one's
+# (label full), the older first, the client's record file)
 GATES = {
-    "faults": ("faults", "faults_{c}", "faults.toml"),
-    "leaks": ("leaks", "leaks_{c}", "leaks.toml"),
-    "hostile": ("hostile", "hostile_{c}", "hostile.toml"),
-    "client": ("client", "client_{c}", "client.toml"),
-    "dns": ("dns", "dns_{c}", "dns.toml"),
+    "faults": ("faults", ("faults_{c}",), "faults.toml"),
+    "leaks": ("leaks", ("leaks_{c}", "leaks_full_{c}"), "leaks.toml"),
+    "hostile": ("hostile", ("hostile_{c}", "hostile_full_{c}"), "hostile.toml"),
+    "client": ("client", ("client_sample_{c}", "client_{c}"), "client.toml"),
+    "dns": ("dns", ("dns_{c}",), "dns.toml"),
 }
+ASKED_WITH = {"dns": "--ns"}   # a gate a client is crossed on only when its profile has the flag
 FULL_ONLY = {"client"}  # crossed over the clients under label full only
 
 
@@ -102,6 +104,11 @@ def disabled_of(client: str) -> dict[str, str]:
     return tomllib.loads(path.read_text()).get("disabled", {})
 
 
+def flags_of(client: str) -> list[str]:
+    path = CLIENTS / client / "profile.toml"
+    return tomllib.loads(path.read_text()).get("flags", []) if path.is_file() else []
+
+
 def case_record(records: Record, case: str) -> Optional[Difference]:
     """A record names a case as the gate does (`Plain`, `Plain/bio`) or by its row (`Plain`)."""
     return records.get(case) or records.get(case.split("/")[0])
@@ -113,8 +120,11 @@ def gate_cell(gate: str, client: str, case: str, seen: dict[str, Seen], records:
     if found is None:
         if reason:
             return Cell("skip", "disabled", why=reason)
-        one_transport = case.endswith("/fd") and not any(k.endswith("/fd") for k in seen)
-        return Cell("none", "one transport (bio)" if seen and one_transport else "not run")
+        if client != "tlsnb" and gate in ASKED_WITH and ASKED_WITH[gate] not in flags_of(client):
+            return Cell("na", f"not asked (no {ASKED_WITH[gate]})")
+        if client != "tlsnb" and case.endswith("/fd") and "--transport" not in flags_of(client):
+            return Cell("na", "one transport (bio)")
+        return Cell("none", "not run")
     return dated(judged_cell(client, case, found.verdict, found.text, records), found)
 
 
@@ -145,10 +155,13 @@ Observed = dict[str, dict[str, dict[str, Seen]]]   # gate -> client -> case -> i
 def observed_now(clients: list[str], junit_dir: Path, work: Path, now: tuple[str, str]) -> Observed:
     """Every cell the last run left (its JUnit files, the matrix's and PKITS's results), as observations."""
     seen: Observed = {"matrix": matrix_now(clients, work, now)}
-    for gate, (ref_file, client_file, _) in GATES.items():
-        seen[gate] = {c: {case: Seen(v, m, *now) for case, (v, m) in
-                          read_junit(junit_dir / f"{ref_file if c == 'tlsnb' else client_file.format(c=c)}.xml").items()}
-                      for c in clients}
+    for gate, (ref_file, client_files, _) in GATES.items():
+        seen[gate] = {}
+        for c in clients:
+            files = [junit_dir / f"{ref_file}.xml"] if c == "tlsnb" else \
+                sorted((junit_dir / f"{f.format(c=c)}.xml" for f in client_files),
+                       key=lambda p: p.stat().st_mtime if p.is_file() else 0)
+            seen[gate][c] = {case: Seen(v, m, *now) for path in files for case, (v, m) in read_junit(path).items()}
     seen["pkits"] = pkits_now(clients, work, now)
     return seen
 
@@ -172,14 +185,20 @@ def observed(clients: list[str], junit_dir: Path, work: Path, store: Path, now: 
     return out
 
 
+def reference_row(case: str, rows: list[str]) -> str:
+    if case in rows:
+        return case
+    crossed = [r for r in (f"{case}/bio", f"{case}/fd") if r in rows]
+    return crossed[0] if crossed else case
+
+
 def gate_section(gate: str, clients: list[str], seen: Observed) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
     per_client = dict(seen[gate])
     rows: list[str] = list(per_client["tlsnb"])
     for c in clients[1:]:
         # a client without --transport runs a row once, as the case itself (Plain for Plain/bio): its
-        # cell goes on the reference's bio row
-        per_client[c] = {(f"{case}/bio" if case not in rows and f"{case}/bio" in rows else case): v
-                         for case, v in per_client[c].items()}
+        # cell goes on the reference's bio row, or on its one row of a row that has one transport (X/fd)
+        per_client[c] = {reference_row(case, rows): v for case, v in per_client[c].items()}
         rows += [case for case in per_client[c] if case not in rows]
     cells = {}
     for c in clients:
@@ -305,6 +324,7 @@ table { border-collapse: collapse; table-layout: fixed; width: 100%; }
 th, td { border: 1px solid #ccc; padding: 2px 5px; vertical-align: top; overflow-wrap: anywhere; font-size: 12px; }
 th { background: #f3f3f3; position: sticky; top: 0; } td.case { width: 16em; font-family: monospace; }
 td.same { color: #999; } td.ref { color: #222; } td.none { color: #bbb; background: #fafafa; }
+td.na { color: #bbb; }
 td.skip { background: #eee; color: #777; } td.fail { background: #f8c9c9; } td.agree { background: #d6f5d6; }
 td.bug { background: #ffc4c4; } td.policy { background: #d9e8ff; } td.limit { background: #fff1c9; }
 .seen { color: #999; font-size: 10px; display: block; }
@@ -356,7 +376,7 @@ def section(gate: str, clients: list[str], rows: list[str], cells: dict, ran: di
 def summary(clients: list[str], sections: dict) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in clients[1:])
     lines = []
-    for label in ("as tlsnb", *KINDS, "skip", "fail", "not run"):
+    for label in ("as tlsnb", *KINDS, "skip", "fail", "not asked", "not run"):
         tds = []
         for c in clients[1:]:
             n = 0
@@ -364,7 +384,8 @@ def summary(clients: list[str], sections: dict) -> str:
                 for row in rows if gate != "pkits" else []:   # pkits' cells are judged by NIST, not by tlsnb
                     cell = cells[(row, c)]
                     n += {"as tlsnb": cell.state == "same", "skip": cell.state == "skip", "fail": cell.state == "fail",
-                          "not run": cell.state == "none"}.get(label, cell.state == "diff" and cell.kind == label)
+                          "not run": cell.state == "none", "not asked": cell.state == "na"}.get(
+                        label, cell.state == "diff" and cell.kind == label)
             tds.append(f"<td>{n}</td>")
         lines.append(f"<tr><th>{label}</th>{''.join(tds)}</tr>")
     return f'<table class="sum"><tr><th></th>{head}</tr>{"".join(lines)}</table>'
