@@ -413,6 +413,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--out", type=Path, required=True, help="the page to write")
     p.add_argument("--store", type=Path, default=cell_store.STORE,
                    help="the kept observations, a file a client (default harness/last_cells: committed)")
+    p.add_argument("--tree", help="the tree the run ran on (default: this checkout's, as harness.crossings names it)")
     p.add_argument("--keep", action="store_true",
                    help="write this run's observations over the kept ones into --store (run_all.sh --full does)")
     return p.parse_args()
@@ -429,7 +430,7 @@ def main() -> int:
         return 2
     clients = clients_here()
     try:
-        seen = observed(clients, args.junit, args.work, args.store, (tree(), TODAY.isoformat()))
+        seen = observed(clients, args.junit, args.work, args.store, (args.tree or tree(), TODAY.isoformat()))
         sections = {"matrix": matrix_section(clients, seen)}
         for gate in GATES:
             sections[gate] = gate_section(gate, clients, seen)
