@@ -43,7 +43,7 @@ GATE_INPUTS = {
 }
 REFERENCE = "tlsnb"
 # A room's records, one file a gate (harness/record.py): a crossing rests on its own gate's, not on the others'.
-RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known")
+RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known", "bench")
 
 
 def inputs(gate: str, client: str, root: Path = ROOT) -> list[str]:
