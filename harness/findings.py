@@ -118,11 +118,20 @@ def reference_of(rows, gate: str):
 
 
 def version_of(profile) -> str:
-    """The library's version as its profile says it, else what the program its command starts prints
-    (`node --version`: Node's room names no one version, the machine's decides)."""
+    """The library's version as its profile says it, else its first Debian package's as installed
+    (BoringSSL's android-libboringssl-dev: a snapshot the library itself numbers nowhere), else what
+    the program its command starts prints (`node --version`: Node's room names no one version)."""
     found = VERSION.search(profile.library)
     if found:
         return found[0]
+    if profile.packages and not profile.packages[0].startswith(("python3", "nodejs", "golang")):
+        try:
+            done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", profile.packages[0]], capture_output=True,
+                                  text=True, timeout=10)
+            if done.returncode == 0 and done.stdout.strip():
+                return f"{done.stdout.strip()} ({profile.packages[0]})"
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     try:
         done = subprocess.run([str(profile.command[0]), "--version"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired, IndexError):
