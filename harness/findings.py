@@ -27,11 +27,11 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from .layout import CASE_FILES, ROOT
 from .outcomes import OutcomeNames, UnknownOutcome
-from .record import KINDS, Difference, Record
+from .record import KINDS, Record
+from .record_loaders import rel
 from .rows import RowError
 
 BENCH = "bench.toml"     # clients/NAME/bench.toml: the measured cost of a default (bench/README.md)
@@ -87,8 +87,8 @@ def text_of(value) -> str:
 
 def held_records(names: OutcomeNames, clients: Path = ROOT / "clients"):
     """(profile, gate, Record held to its gate's cases, reference(case) -> text) for every record file of
-    every room: the gates' own loaders, as harness_records loads them (harness/tests/test_records.py)."""
-    from .tests.test_records import Rows, case_gate, leaks_gate, matrix_gate, pkits_gate, rooms
+    every room: the gates' own loaders, as harness_records loads them (harness/record_loaders.py)."""
+    from .record_loaders import Rows, case_gate, leaks_gate, matrix_gate, pkits_gate, rooms
     rows = Rows(names)
     for profile in rooms(clients):
         gates = {"pkits": pkits_gate(rows, profile)}
@@ -168,7 +168,7 @@ def sweep_findings(clients: Path = ROOT / "clients") -> list[Finding]:
     """A room's alloc_sweep_known.toml: what its LIBRARY does when an allocation fails, a rule over the
     runs of the allocation sweep (leaks/alloc_sweep.py), each entry one finding of its kind."""
     from leaks.alloc_sweep import load_known
-    from .tests.test_records import rooms
+    from .record_loaders import rooms
     out = []
     for profile in rooms(clients):
         path = profile.room / "alloc_sweep_known.toml"
@@ -180,14 +180,6 @@ def sweep_findings(clients: Path = ROOT / "clients") -> list[Finding]:
                                  f"{row.get('outcome')}... with {row.get('stack')!r} in its stack or stderr", rel(row.where())))
             out.append(f)
     return out
-
-
-def rel(where: str) -> str:
-    path, _, line = where.rpartition(":")
-    try:
-        return f"{Path(path).resolve().relative_to(ROOT)}:{line}"
-    except ValueError:
-        return where
 
 
 def finish(f: Finding) -> None:
@@ -214,7 +206,7 @@ def finish(f: Finding) -> None:
 
 def defaults(clients: Path = ROOT / "clients") -> list[dict]:
     """Every room's bench.toml entries: a library default a user pays for, with its measured figure."""
-    from .tests.test_records import rooms
+    from .record_loaders import rooms
     out = []
     for profile in rooms(clients):
         path = profile.room / BENCH

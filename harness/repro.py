@@ -87,7 +87,7 @@ def json_lines(run) -> list[str]:
 # ---- the case gates: client, faults, hostile, dns ------------------------------------------------
 
 def case_repro(build: Build, profile: Profile, gate: str, case: str) -> Shown:
-    from .cases import CaseLab, Cell, case_record, cell_rows, client_cells, load_cases, skip_reason, unsupported
+    from .cases import CaseLab, case_record, cell_rows, client_cells, load_cases, skip_reason, unsupported
     from .expect import named_outcomes
     if gate == "dns":   # the dns rows need their own network namespace, as dns_gate.py makes
         from .netns import enter_namespace

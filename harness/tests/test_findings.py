@@ -25,7 +25,7 @@ from ..findings import collect, defaults, page
 from ..gate import Gate
 from ..layout import ROOT
 from ..outcomes import OutcomeNames
-from .test_records import rooms
+from ..record_loaders import rooms
 
 FINDINGS = collect(OutcomeNames(Path("/usr/include/openssl")))
 
