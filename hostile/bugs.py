@@ -33,6 +33,20 @@ class Bug:
         return None if isinstance(value, str) and value else f"{self.name} takes a word, not {value!r}"
 
 
+# The `staple` field's words and the staples they send (RFC 6960 4.2.1's OCSPResponse, by hand): each
+# one way a staple is not a basic response a client can verify. peer.py's --staple FILE staples a real one.
+STAPLES = {
+    "not-der": b"this is not an OCSP response",
+    "one-byte": b"\x30",                                             # a SEQUENCE's tag, no length
+    "try-later": bytes.fromhex("3003" "0a0103"),                     # responseStatus tryLater, no bytes
+    "not-basic": bytes.fromhex("3016" "0a0100" "a011" "300f"         # successful, responseBytes:
+                               "06092b0601050507300102" "04023000"),  # id-pkix-ocsp-nonce, OCTET STRING
+}
+
+# The alert_before_response field's words: the alert it sends, at warning level.
+WARNINGS = {"unrecognized_name": 112, "user_canceled": 90}
+
+
 def _bug(name: str, kind: type, does: str, *choices: str) -> Bug:
     return Bug(name, kind, kind(), does, choices)
 
@@ -65,7 +79,7 @@ BUGS: dict[str, Bug] = {b.name: b for b in (
          "Certificate message"),
     _bug("staple", str, "the leaf's OCSP staple, when the client asks for one, is this malformed response: "
          "`not-der` (28 bytes of text), `one-byte` (0x30), `try-later` (status 3, no bytes), `not-basic` "
-         "(responseBytes of a nonce OID)", "not-der", "one-byte", "try-later", "not-basic"),
+         "(responseBytes of a nonce OID)", *STAPLES),
     # --- after the handshake, before the response ---
     _bug("rst_after_finished", bool, "the handshake to the client's Finished, then RST"),
     _bug("ccs_after_handshake", bool, "a ChangeCipherSpec record after the handshake"),
@@ -77,7 +91,7 @@ BUGS: dict[str, Bug] = {b.name: b for b in (
     _bug("post_certificate_request", bool, "a post-handshake CertificateRequest (the client offered no "
          "post_handshake_auth)"),
     _bug("alert_before_response", str, "a warning-level alert of this name (`unrecognized_name`, `user_canceled`)",
-         "unrecognized_name", "user_canceled"),
+         *WARNINGS),
     _bug("empty_records_before_response", int, "this many protected application records of zero bytes"),
     _bug("outer_type_before_response", int, "an unprotected record of this content type (99), 20 zero bytes"),
     _bug("inner_type_before_response", int, "a protected record whose inner content type is this (99)"),

@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from typing import Callable, Optional
 
+from bugs import STAPLES, WARNINGS
 from scenarios import SCENARIOS
 from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
 from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
@@ -38,22 +39,11 @@ from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, C
                    load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
                    x25519_pair, x25519_shared)
 
-# The staples of the staple-* scenarios (RFC 6960 4.2.1's OCSPResponse, by hand): each one way a
-# staple is not a basic response a client can verify. --staple FILE staples a real one.
-STAPLES = {
-    "not-der": b"this is not an OCSP response",
-    "one-byte": b"\x30",                                             # a SEQUENCE's tag, no length
-    "try-later": bytes.fromhex("3003" "0a0103"),                     # responseStatus tryLater, no bytes
-    "not-basic": bytes.fromhex("3016" "0a0100" "a011" "300f"         # successful, responseBytes:
-                               "06092b0601050507300102" "04023000"),  # id-pkix-ocsp-nonce, OCTET STRING
-}
-
 BACKLOG_PAUSE_S = 0.3   # renegotiate_mid_request: how long the peer reads nothing after its HelloRequest
 BODY_WAIT_S = 2.0       # renegotiate_mid_request: how long the peer waits for body bytes behind the request's first record
 SOCKET_TIMEOUT_S = 5.0  # a client that stops talking ends the connection, never the peer
 STOP_GRACE_S = 2.0      # on SIGTERM, how long connections may finish reading before the REPORT
 MAX_RECORD = 1 << 14
-WARNINGS = {"unrecognized_name": 112, "user_canceled": 90}  # alert_before_response's words, at level 1
 # junk after the tag of a 2^14-byte record (inner 2^14+1, tag 16) that makes its ciphertext 2^14+256+1
 CIPHERTEXT_OVER = (MAX_RECORD + 256 + 1) - (MAX_RECORD + 1 + 16)
 

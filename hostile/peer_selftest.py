@@ -15,27 +15,25 @@ no scenario sets, a field with no check, a scenario whose field fired no count: 
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # reader.py and peer.py import their neighbours by plain name
 
-from bugs import BUGS  # noqa: E402
-from peer import STAPLES  # noqa: E402
+from bugs import BUGS, STAPLES, WARNINGS  # noqa: E402
 from reader import read_peer  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
-from tls13 import (ALERT_NAMES, CCS, CERTIFICATE, CERTIFICATE_REQUEST, ENCRYPTED_EXTENSIONS, FINISHED,  # noqa: E402
+from tls13 import (CCS, CERTIFICATE, CERTIFICATE_REQUEST, ENCRYPTED_EXTENSIONS, FINISHED,  # noqa: E402
                    HANDSHAKE, KEY_UPDATE, NEW_SESSION_TICKET)
 
 from harness.peers import hostile_peer  # noqa: E402
 from harness.runs import die_with_parent  # noqa: E402
 
 MAX = 1 << 14
-ALERT_CODES = {name: code for code, name in ALERT_NAMES.items()} | {"unrecognized_name": 112}
 
 
 class Wire:
@@ -70,7 +68,7 @@ def _alerts(w: Wire) -> list[tuple[int, int]]:
 
 def _alert_before_response(w: Wire, v: str) -> bool:
     first_data = next((i for i, r in enumerate(w.trace.get("records", [])) if r["inner_type"] == 23), 1 << 30)
-    return any(tuple(a[:2]) == (1, ALERT_CODES[v]) and a[2] < first_data for a in w.trace.get("alerts", []))
+    return any(tuple(a[:2]) == (1, WARNINGS[v]) and a[2] < first_data for a in w.trace.get("alerts", []))
 
 
 def _split_certificate_by_alert(w: Wire) -> bool:
@@ -181,10 +179,8 @@ REQUEST = "GET / HTTP/1.1\r\nHost: hooks.test\r\nConnection: keep-alive\r\n\r\n"
 def wire_of(certs: str, scenario: str) -> tuple[Wire, dict]:
     """One connection to the peer running SCENARIO, read by the reader that is not the peer's code;
     the wire and the peer's REPORT."""
-    args = []
-    with hostile_peer(certs, "leaf-ecdsa", scenario, *args) as peer:
+    with hostile_peer(certs, "leaf-ecdsa", scenario) as peer:
         if SCENARIOS[scenario].version == "1.3":
-            from dataclasses import asdict
             wire = Wire(asdict(read_peer(peer.port, status_request=bool(SCENARIOS[scenario].bugs.staple))))
         else:
             argv = ["openssl", "s_client", "-connect", f"127.0.0.1:{peer.port}", "-tls1_2", "-msg",
@@ -211,6 +207,8 @@ def main() -> int:
     if unknown := [s for s in ns.only if s not in SCENARIOS]:
         print(f"peer_selftest.py: --only {unknown[0]}: no such scenario (--list-scenarios)", file=sys.stderr)
         return 2
+    for problem in problems:
+        print(f"FAIL {problem}", flush=True)
     controls = {}
     checked = 0
     for name, sc in SCENARIOS.items():
@@ -235,8 +233,6 @@ def main() -> int:
             print(f"{'FAIL' if verdict else 'PASS'} {name}: {field}={value!r}: {shows}"
                   + (f": {'; '.join(verdict)}" if verdict else ""), flush=True)
             problems += [f"{name}: {field}: {v}" for v in verdict]
-    for problem in problems:
-        print(f"FAIL {problem}", flush=True)
     print(f"peer self-test: {checked} fields checked against the wire, {len(problems)} failed", flush=True)
     return 1 if problems else 0
 
