@@ -313,11 +313,7 @@ class Reader:
             pass
         if self.trace.end:
             return
-        try:
-            self.send_record(ALERT, b"\x01\x00")  # close_notify; then whatever the peer still sends
-        except OSError:
-            self.trace.end = "reset"
-            return
+        self.send_record(ALERT, b"\x01\x00")  # close_notify; then whatever the peer still sends
         if self.phase != "closed":
             self.phase = "closing"
         self.sock.settimeout(1.0)
@@ -325,8 +321,11 @@ class Reader:
             pass
 
     def run(self) -> Trace:
-        if self.handshake():
-            self.post_handshake()
+        try:
+            if self.handshake():
+                self.post_handshake()
+        except OSError:  # a write the peer's RST beat (rst_after_finished races the request): the end it shows
+            self.trace.end = "reset"
         self.sock.close()
         return self.trace
 
