@@ -31,6 +31,43 @@ SECStatus verify_chain_only(void* db, PRFileDesc* fd, PRBool check_sig, PRBool) 
   return r;
 }
 
+// --crl: NSS's documented way to require revocation information, CERT_PKIXVerifyCert with
+// cert_pi_revocationFlags (certt.h): the CRL method tested, no fetching, no CRL distribution point
+// followed, and a certificate whose issuer has no usable CRL refused (REQUIRE_INFO_ON_MISSING_SOURCE,
+// FAIL_ON_MISSING_FRESH_INFO): the leaf alone, every certificate with --crl-all. CERT_VerifyCert
+// (SSL_AuthCertificate's) reads the same CRL cache but fails open: a CRL it cannot use is no error
+// (README.md, "CRLs"). Then the name, as SSL_AuthCertificate checks it.
+SECStatus verify_with_crls(void* options, PRFileDesc* fd, PRBool, PRBool) {
+  const Options& o = *static_cast<const Options*>(options);
+  constexpr PRUint64 skip = CERT_REV_M_DO_NOT_TEST_USING_THIS_METHOD | CERT_REV_M_FORBID_NETWORK_FETCHING;
+  constexpr PRUint64 required = CERT_REV_M_TEST_USING_THIS_METHOD | CERT_REV_M_FORBID_NETWORK_FETCHING |
+                                CERT_REV_M_IGNORE_IMPLICIT_DEFAULT_SOURCE |
+                                CERT_REV_M_REQUIRE_INFO_ON_MISSING_SOURCE | CERT_REV_M_FAIL_ON_MISSING_FRESH_INFO;
+  PRUint64 leaf[cert_revocation_method_count] = {required, skip};
+  PRUint64 chain[cert_revocation_method_count] = {o.crl_all ? required : skip, skip};
+  CERTRevocationMethodIndex crl_first = cert_revocation_method_crl;
+  CERTRevocationFlags flags{};
+  flags.leafTests = {cert_revocation_method_count, leaf, 1, &crl_first, 0};
+  flags.chainTests = {cert_revocation_method_count, chain, 1, &crl_first, 0};
+  CERTValInParam in[2];
+  in[0].type = cert_pi_revocationFlags;
+  in[0].value.pointer.revocation = &flags;
+  in[1].type = cert_pi_end;
+  CERTValOutParam out[1];
+  out[0].type = cert_po_end;
+  CERTCertificate* cert = SSL_PeerCertificate(fd);
+  if (cert == nullptr) return SECFailure;
+  SECStatus r = CERT_PKIXVerifyCert(cert, certificateUsageSSLServer, in, out, SSL_RevealPinArg(fd));
+  if (r == SECSuccess && o.verify_name) {
+    char* url = SSL_RevealURL(fd);
+    r = url != nullptr && *url != '\0' ? CERT_VerifyCertName(cert, url) : SECFailure;
+    if (url != nullptr) PORT_Free(url);
+    if (r != SECSuccess) PORT_SetError(SSL_ERROR_BAD_CERT_DOMAIN);
+  }
+  CERT_DestroyCertificate(cert);
+  return r;
+}
+
 }  // namespace
 
 Outcome setup_outcome(SetupFailure what, const std::string& why) {
@@ -82,6 +119,8 @@ bool Attempt::configure() {
   SECStatus hook = SECSuccess;
   if (!o.verify)
     hook = SSL_AuthCertificateHook(ssl_, accept_any, nullptr);
+  else if (!o.crls.empty() || o.crl_all)
+    hook = SSL_AuthCertificateHook(ssl_, verify_with_crls, const_cast<Options*>(&o));
   else if (!o.verify_name)
     hook = SSL_AuthCertificateHook(ssl_, verify_chain_only, CERT_GetDefaultCertDB());
   else  // said, not left to the default: SSL_AuthCertificate checks the chain, then the URL's name

@@ -5,8 +5,6 @@ namespace tlsnss {
 contract::ParseResult parse_options(const std::vector<std::string>& args) {
   static const contract::Lacks lacks = contract::without_resolver(
       {{"--verify-depth", true, "not offered: --verify-depth: NSS's certificate verifier has no chain length setting"},
-       {"--crl-all", false, "not offered: --crl-all: NSS checks the CRLs it holds for every certificate of the "
-                            "chain but has no mode that requires one (a missing CRL is no error)"},
        {"--ocsp-staple", true, "not built: --ocsp-staple: NSS's SSL_AuthCertificate ignores staples; checking one "
                                "needs CERT_CacheOCSPResponseFromSideChannel and OCSP checking on, which may fetch "
                                "from a responder: not written in this adapter"},
@@ -37,11 +35,13 @@ and these notes:
                         SSL CAs (CERT_ChangeCertTrust "C,,"); without it the system's roots
   --system-trust        also the system's: the builtin roots module libnssckbi.so (SECMOD_LoadUserModule)
   --partial-chain       accepted: NSS ends a chain at any certificate trusted as a CA ("C,,"), root or not
-  --crl FILE            CERT_CacheCRL (repeatable): checked where one is held, a missing one is no error
+  --crl FILE            CERT_CacheCRL (repeatable), and the chain verified by CERT_PKIXVerifyCert with
+                        the CRL method required for the leaf (no fetching): no usable CRL, refused
+  --crl-all             the same required for every certificate of the chain
   --resume              offer a session saved by an earlier attempt (SSL_SetResumptionTokenCallback /
                         SSL_SetResumptionToken); without it, SSL_NO_CACHE: no session is ever resumed
 
-Not available (exit 89): --transport fd, --verify-depth, --crl-all, --ocsp-staple,
+Not available (exit 89): --transport fd, --verify-depth, --ocsp-staple,
 --cert, --key, --pin-sha256, --ns and the resolver's flags.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
 )";
