@@ -87,13 +87,15 @@ struct Maker {
       if (std::string p = contract::file_problem(path); !p.empty()) return "--crl: " + p;
       std::vector<SECItem*> ders = pem_blocks(path, "X509 CRL");
       if (ders.empty()) return "--crl: no PEM CRL could be loaded from '" + path + "'";
-      for (SECItem* der : ders) {
-        if (CERT_CacheCRL(CERT_GetDefaultCertDB(), der) != SECSuccess) {
+      for (size_t i = 0; i < ders.size(); i++) {
+        if (CERT_CacheCRL(CERT_GetDefaultCertDB(), ders[i]) != SECSuccess) {
           std::string why = "--crl: NSS refuses a CRL of '" + path + "': " + nss_text(PR_GetError());
-          free_items(ders);
+          // the ones cached are the config's (uncached and freed by ~TlsConfig), the rest freed here
+          std::vector<SECItem*> rest(ders.begin() + static_cast<long>(i), ders.end());
+          free_items(rest);
           return why;
         }
-        config.crls_.push_back(der);
+        config.crls_.push_back(ders[i]);
       }
     }
     return "";
