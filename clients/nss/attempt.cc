@@ -1,11 +1,16 @@
 #include "attempt.h"
 
+#include <base64.h>
+#include <pk11pub.h>
 #include <prerror.h>
+#include <secasn1.h>
+#include <secerr.h>
 #include <ssl.h>
 #include <sslexp.h>
 #include <sslproto.h>
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "error_map.h"
@@ -37,8 +42,7 @@ SECStatus verify_chain_only(void* db, PRFileDesc* fd, PRBool check_sig, PRBool) 
 // FAIL_ON_MISSING_FRESH_INFO): the leaf alone, every certificate with --crl-all. CERT_VerifyCert
 // (SSL_AuthCertificate's) reads the same CRL cache but fails open: a CRL it cannot use is no error
 // (README.md, "CRLs"). Then the name, as SSL_AuthCertificate checks it.
-SECStatus verify_with_crls(void* options, PRFileDesc* fd, PRBool, PRBool) {
-  const Options& o = *static_cast<const Options*>(options);
+SECStatus verify_with_crls(const Options& o, PRFileDesc* fd) {
   constexpr PRUint64 skip = CERT_REV_M_DO_NOT_TEST_USING_THIS_METHOD | CERT_REV_M_FORBID_NETWORK_FETCHING;
   constexpr PRUint64 required = CERT_REV_M_TEST_USING_THIS_METHOD | CERT_REV_M_FORBID_NETWORK_FETCHING |
                                 CERT_REV_M_IGNORE_IMPLICIT_DEFAULT_SOURCE |
@@ -66,6 +70,44 @@ SECStatus verify_with_crls(void* options, PRFileDesc* fd, PRBool, PRBool) {
   }
   CERT_DestroyCertificate(cert);
   return r;
+}
+
+// --pin-sha256: some certificate of the chain NSS verified has a SubjectPublicKeyInfo whose SHA-256 is
+// a pin (RFC 7469). CERT_GetCertChainFromCert builds that chain as the verifier does, leaf first, to the
+// anchor; the SPKI is re-encoded from the certificate's decoded one (DER: the same bytes). None: the
+// hook fails with SEC_ERROR_APPLICATION_CALLBACK_ERROR ("rejected by extra checks in the application").
+SECStatus pinned(const Options& o, PRFileDesc* fd) {
+  CERTCertificate* cert = SSL_PeerCertificate(fd);
+  if (cert == nullptr) return SECFailure;
+  CERTCertList* chain = CERT_GetCertChainFromCert(cert, PR_Now(), certUsageSSLServer);
+  CERT_DestroyCertificate(cert);
+  bool found = false;
+  for (CERTCertListNode* n = chain ? CERT_LIST_HEAD(chain) : nullptr; n && !CERT_LIST_END(n, chain) && !found;
+       n = CERT_LIST_NEXT(n)) {
+    SECItem* spki = SEC_ASN1EncodeItem(nullptr, nullptr, &n->cert->subjectPublicKeyInfo,
+                                       SEC_ASN1_GET(CERT_SubjectPublicKeyInfoTemplate));
+    unsigned char digest[32];
+    if (spki != nullptr && PK11_HashBuf(SEC_OID_SHA256, digest, spki->data, static_cast<PRInt32>(spki->len)) ==
+                               SECSuccess)
+      if (char* b64 = BTOA_DataToAscii(digest, sizeof digest)) {
+        found = std::find(o.pins.begin(), o.pins.end(), std::string(b64)) != o.pins.end();
+        PORT_Free(b64);
+      }
+    if (spki != nullptr) SECITEM_FreeItem(spki, PR_TRUE);
+  }
+  if (chain != nullptr) CERT_DestroyCertList(chain);
+  if (!found) PORT_SetError(SEC_ERROR_APPLICATION_CALLBACK_ERROR);
+  return found ? SECSuccess : SECFailure;
+}
+
+// A verifying attempt's auth hook: the chain (CERT_PKIXVerifyCert with --crl, else SSL_AuthCertificate,
+// NSS's default hook, or the chain alone with --no-verify-name), then --pin-sha256.
+SECStatus verify(void* options, PRFileDesc* fd, PRBool check_sig, PRBool is_server) {
+  const Options& o = *static_cast<const Options*>(options);
+  SECStatus r = !o.crls.empty() || o.crl_all ? verify_with_crls(o, fd)
+                : o.verify_name ? SSL_AuthCertificate(CERT_GetDefaultCertDB(), fd, check_sig, is_server)
+                                : verify_chain_only(CERT_GetDefaultCertDB(), fd, check_sig, is_server);
+  return r == SECSuccess && !o.pins.empty() ? pinned(o, fd) : r;
 }
 
 }  // namespace
@@ -119,12 +161,8 @@ bool Attempt::configure() {
   SECStatus hook = SECSuccess;
   if (!o.verify)
     hook = SSL_AuthCertificateHook(ssl_, accept_any, nullptr);
-  else if (!o.crls.empty() || o.crl_all)
-    hook = SSL_AuthCertificateHook(ssl_, verify_with_crls, const_cast<Options*>(&o));
-  else if (!o.verify_name)
-    hook = SSL_AuthCertificateHook(ssl_, verify_chain_only, CERT_GetDefaultCertDB());
-  else  // said, not left to the default: SSL_AuthCertificate checks the chain, then the URL's name
-    hook = SSL_AuthCertificateHook(ssl_, SSL_AuthCertificate, CERT_GetDefaultCertDB());
+  else  // said, not left to the default
+    hook = SSL_AuthCertificateHook(ssl_, verify, const_cast<Options*>(&o));
   if (hook == SECSuccess) hook = SSL_AlertReceivedCallback(ssl_, alert_received, this);
   if (hook != SECSuccess) return fail(setup_outcome(SetupFailure::session_init, nss_text(PR_GetError()))), false;
   if (o.resume && SSL_SetResumptionTokenCallback(ssl_, keep_token, this) != SECSuccess)

@@ -21,6 +21,8 @@ using contract::packed;
 using contract::ssl_ad_reason_offset;
 using tlsnb::make_outcome;
 
+constexpr long application_verification = 50;  // X509_V_ERR_APPLICATION_VERIFICATION (tlsnb's pin detail)
+
 struct Same {
   long nss;
   long detail;
@@ -47,6 +49,7 @@ constexpr Same verify_codes[] = {
     {SEC_ERROR_CRL_EXPIRED, x509::crl_has_expired},
     {SEC_ERROR_CRL_NOT_YET_VALID, x509::crl_not_yet_valid},
     {SEC_ERROR_CRL_BAD_SIGNATURE, x509::crl_signature_failure},
+    {SEC_ERROR_APPLICATION_CALLBACK_ERROR, application_verification},  // the adapter's --pin-sha256 check
 };
 
 // The alerts NSS names (SSL_ERROR_*_ALERT) and their numbers (RFC 8446 6).

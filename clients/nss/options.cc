@@ -11,9 +11,7 @@ contract::ParseResult parse_options(const std::vector<std::string>& args) {
        {"--cert", true, "not built: --cert: NSS finds a client certificate and key in a token "
                         "(NSS_GetClientAuthData); this adapter opens no database"},
        {"--key", true, "not built: --key: NSS finds a client certificate and key in a token "
-                       "(NSS_GetClientAuthData); this adapter opens no database"},
-       {"--pin-sha256", true, "not built: --pin-sha256: NSS has no pin option; a check in its auth certificate "
-                              "hook is not written in this adapter"}},
+                       "(NSS_GetClientAuthData); this adapter opens no database"}},
       "not offered: --transport fd: this client has one transport, NSPR's own socket I/O on the program's "
       "socket (PR_ImportTCPSocket), the default");
   return contract::parse_options(args, lacks);
@@ -38,11 +36,13 @@ and these notes:
   --crl FILE            CERT_CacheCRL (repeatable), and the chain verified by CERT_PKIXVerifyCert with
                         the CRL method required for the leaf (no fetching): no usable CRL, refused
   --crl-all             the same required for every certificate of the chain
+  --pin-sha256 PIN      after NSS's verification, some certificate of the chain it built
+                        (CERT_GetCertChainFromCert) must have this SPKI SHA-256 (repeatable)
   --resume              offer a session saved by an earlier attempt (SSL_SetResumptionTokenCallback /
                         SSL_SetResumptionToken); without it, SSL_NO_CACHE: no session is ever resumed
 
 Not available (exit 89): --transport fd, --verify-depth, --ocsp-staple,
---cert, --key, --pin-sha256, --ns and the resolver's flags.
+--cert, --key, --ns and the resolver's flags.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
 )";
 }
