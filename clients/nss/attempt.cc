@@ -110,6 +110,20 @@ SECStatus verify(void* options, PRFileDesc* fd, PRBool check_sig, PRBool is_serv
   return r == SECSuccess && !o.pins.empty() ? pinned(o, fd) : r;
 }
 
+// --cert/--key: NSS asks when the server sends a CertificateRequest; the certificate (NSS sends the
+// chain it builds from it) and the key given, unless the server names authorities and none issued that
+// chain: NSS's own test, NSS_CmpCertChainWCANames, as NSS_GetClientAuthData makes it (none sent then).
+SECStatus client_identity(void* config, PRFileDesc*, CERTDistNames* authorities, CERTCertificate** cert,
+                          SECKEYPrivateKey** key) {
+  const TlsConfig& c = *static_cast<const TlsConfig*>(config);
+  if (authorities != nullptr && authorities->nnames > 0 &&
+      NSS_CmpCertChainWCANames(c.client_cert(), authorities) != SECSuccess)
+    return SECFailure;
+  *cert = CERT_DupCertificate(c.client_cert());
+  *key = SECKEY_CopyPrivateKey(c.client_key());
+  return *cert != nullptr && *key != nullptr ? SECSuccess : SECFailure;
+}
+
 }  // namespace
 
 Outcome setup_outcome(SetupFailure what, const std::string& why) {
@@ -163,6 +177,8 @@ bool Attempt::configure() {
     hook = SSL_AuthCertificateHook(ssl_, accept_any, nullptr);
   else  // said, not left to the default
     hook = SSL_AuthCertificateHook(ssl_, verify, const_cast<Options*>(&o));
+  if (hook == SECSuccess && run_.tls->client_cert() != nullptr)
+    hook = SSL_GetClientAuthDataHook(ssl_, client_identity, run_.tls);
   if (hook == SECSuccess) hook = SSL_AlertReceivedCallback(ssl_, alert_received, this);
   if (hook != SECSuccess) return fail(setup_outcome(SetupFailure::session_init, nss_text(PR_GetError()))), false;
   if (o.resume && SSL_SetResumptionTokenCallback(ssl_, keep_token, this) != SECSuccess)

@@ -7,11 +7,7 @@ contract::ParseResult parse_options(const std::vector<std::string>& args) {
       {{"--verify-depth", true, "not offered: --verify-depth: NSS's certificate verifier has no chain length setting"},
        {"--ocsp-staple", true, "not built: --ocsp-staple: NSS's SSL_AuthCertificate ignores staples; checking one "
                                "needs CERT_CacheOCSPResponseFromSideChannel and OCSP checking on, which may fetch "
-                               "from a responder: not written in this adapter"},
-       {"--cert", true, "not built: --cert: NSS finds a client certificate and key in a token "
-                        "(NSS_GetClientAuthData); this adapter opens no database"},
-       {"--key", true, "not built: --key: NSS finds a client certificate and key in a token "
-                       "(NSS_GetClientAuthData); this adapter opens no database"}},
+                               "from a responder: not written in this adapter"}},
       "not offered: --transport fd: this client has one transport, NSPR's own socket I/O on the program's "
       "socket (PR_ImportTCPSocket), the default");
   return contract::parse_options(args, lacks);
@@ -40,9 +36,11 @@ and these notes:
                         (CERT_GetCertChainFromCert) must have this SPKI SHA-256 (repeatable)
   --resume              offer a session saved by an earlier attempt (SSL_SetResumptionTokenCallback /
                         SSL_SetResumptionToken); without it, SSL_NO_CACHE: no session is ever resumed
+  --cert FILE, --key FILE  the client's certificate (PEM, the leaf first) and PKCS#8 key, temporary
+                        objects handed over by SSL_GetClientAuthDataHook (unless the server names CAs
+                        and none issued it: NSS_CmpCertChainWCANames)
 
-Not available (exit 89): --transport fd, --verify-depth, --ocsp-staple,
---cert, --key, --ns and the resolver's flags.
+Not available (exit 89): --transport fd, --verify-depth, --ocsp-staple, --ns and the resolver's flags.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
 )";
 }

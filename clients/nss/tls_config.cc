@@ -1,6 +1,8 @@
 #include "tls_config.h"
 
+#include <keyhi.h>
 #include <nssb64.h>
+#include <pk11pub.h>
 #include <prerror.h>
 #include <secmod.h>
 #include <ssl.h>
@@ -100,9 +102,59 @@ struct Maker {
     }
     return "";
   }
+
+  // --cert/--key: the certificates temporary (the leaf first; NSS sends the chain it builds from them),
+  // the PKCS#8 key imported into the internal slot as a session object, and the two held to be a pair.
+  std::string identity() {
+    if (o.client_cert.empty()) return "";
+    std::vector<SECItem*> ders = pem_blocks(o.client_cert, "CERTIFICATE");
+    std::string why = ders.empty() ? "--cert: no PEM certificate in '" + o.client_cert + "'" : "";
+    for (SECItem* der : ders) {
+      if (!why.empty()) break;
+      CERTCertificate* cert = CERT_NewTempCertificate(CERT_GetDefaultCertDB(), der, nullptr, PR_FALSE, PR_TRUE);
+      if (cert == nullptr)
+        why = "--cert: '" + o.client_cert + "' holds a certificate NSS cannot decode: " + nss_text(PR_GetError());
+      else
+        config.client_chain_.push_back(cert);
+    }
+    free_items(ders);
+    if (!why.empty()) return why;
+    config.client_cert_ = config.client_chain_.front();
+    std::vector<SECItem*> keys = pem_blocks(o.client_key, "PRIVATE KEY");
+    if (keys.empty()) return "--key: no PEM PRIVATE KEY (PKCS#8) block in '" + o.client_key + "'";
+    PK11SlotInfo* slot = PK11_GetInternalKeySlot();
+    SECStatus imported = PK11_ImportDERPrivateKeyInfoAndReturnKey(slot, keys.front(), nullptr, nullptr, PR_FALSE,
+                                                                  PR_TRUE, KU_ALL, &config.client_key_, nullptr);
+    PK11_FreeSlot(slot);
+    free_items(keys);
+    if (imported != SECSuccess || config.client_key_ == nullptr)
+      return "--key: NSS cannot import the key of '" + o.client_key + "': " + nss_text(PR_GetError());
+    if (!pair(config.client_cert_, config.client_key_))
+      return "--key: the key of '" + o.client_key + "' does not match --cert's certificate";
+    return "";
+  }
+
+  // The certificate's public key is the private key's: the same type and the same public value.
+  static bool pair(CERTCertificate* cert, SECKEYPrivateKey* key) {
+    SECKEYPublicKey* theirs = CERT_ExtractPublicKey(cert);
+    SECKEYPublicKey* ours = SECKEY_ConvertToPublicKey(key);
+    bool same = theirs != nullptr && ours != nullptr && theirs->keyType == ours->keyType;
+    if (same && theirs->keyType == rsaKey)
+      same = SECITEM_CompareItem(&theirs->u.rsa.modulus, &ours->u.rsa.modulus) == SECEqual &&
+             SECITEM_CompareItem(&theirs->u.rsa.publicExponent, &ours->u.rsa.publicExponent) == SECEqual;
+    else if (same && theirs->keyType == ecKey)
+      same = SECITEM_CompareItem(&theirs->u.ec.publicValue, &ours->u.ec.publicValue) == SECEqual;
+    else if (same)
+      same = false;  // no other type is offered here
+    if (theirs != nullptr) SECKEY_DestroyPublicKey(theirs);
+    if (ours != nullptr) SECKEY_DestroyPublicKey(ours);
+    return same;
+  }
 };
 
 TlsConfig::~TlsConfig() {
+  if (client_key_ != nullptr) SECKEY_DestroyPrivateKey(client_key_);
+  for (CERTCertificate* cert : client_chain_) CERT_DestroyCertificate(cert);
   for (SECItem* crl : crls_) CERT_UncacheCRL(CERT_GetDefaultCertDB(), crl);
   free_items(crls_);
   for (CERTCertificate* cert : anchors_) CERT_DestroyCertificate(cert);
@@ -135,6 +187,7 @@ ConfigResult make_config(const Options& o) {
   if (o.verify)
     for (auto step : {&Maker::trust, &Maker::crls})
       if (std::string why = (make.*step)(); !why.empty()) return ConfigResult::failed(why, true);
+  if (std::string why = make.identity(); !why.empty()) return ConfigResult::failed(why, true);
   return ConfigResult::of(std::move(config));
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cert.h>
+#include <keyhi.h>
 #include <nss.h>
 #include <secitem.h>
 
@@ -28,11 +29,18 @@ class TlsConfig {
   TlsConfig& operator=(const TlsConfig&) = delete;
   ~TlsConfig();  // the anchors destroyed and the CRLs uncached before NSS_Shutdown
 
+  // --cert/--key: the certificate and key SSL_GetClientAuthDataHook hands NSS (nullptr: none given).
+  CERTCertificate* client_cert() const { return client_cert_; }
+  SECKEYPrivateKey* client_key() const { return client_key_; }
+
  private:
   friend contract::Made<TlsConfig> make_config(const Options& o);
   friend struct Maker;
   std::vector<CERTCertificate*> anchors_;
   std::vector<SECItem*> crls_;  // NSS's CRL cache keeps pointers into these until CERT_UncacheCRL
+  std::vector<CERTCertificate*> client_chain_;  // --cert's certificates, temporary, the leaf first
+  CERTCertificate* client_cert_ = nullptr;      // client_chain_'s first, not owned apart
+  SECKEYPrivateKey* client_key_ = nullptr;
 };
 
 using ConfigResult = contract::Made<TlsConfig>;  // the config, or the one line and whose it is to fix
