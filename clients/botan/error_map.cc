@@ -22,6 +22,7 @@ using AlertType = Botan::TLS::Alert::Type;
 constexpr long unable_to_get_crl = 3;              // X509_V_ERR_UNABLE_TO_GET_CRL
 constexpr long unable_to_decode_issuer_key = 6;    // X509_V_ERR_UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY
 constexpr long keyusage_no_crl_sign = 35;          // X509_V_ERR_KEYUSAGE_NO_CRL_SIGN
+constexpr long different_crl_scope = 44;           // X509_V_ERR_DIFFERENT_CRL_SCOPE
 constexpr long local_alert_offset = 256;           // ERR_LIB_USER reasons: 256 + the alert Botan sent
 
 // The statuses in the order OpenSSL's verify_chain meets their problems: building the chain, the
@@ -46,6 +47,7 @@ constexpr Rank ranked[] = {
     {Code::UNTRUSTED_HASH, x509::ca_md_too_weak},
     {Code::NO_REVOCATION_DATA, unable_to_get_crl},
     {Code::CERT_IS_REVOKED, x509::revoked},
+    {Code::NO_MATCHING_CRLDP, different_crl_scope},  // the CRL held is not the certificate's distribution point's
     {Code::CRL_BAD_SIGNATURE, x509::crl_signature_failure},
     {Code::CA_CERT_NOT_FOR_CRL_ISSUER, keyusage_no_crl_sign},
     {Code::CRL_NOT_YET_VALID, x509::crl_not_yet_valid},
