@@ -534,6 +534,8 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
               f"sampled ({' '.join(ns.sample)}): " + ("its inputs are as at its last green whole run" if tracked else
                                                         "the default gate's sample (label full runs every row)")),
               flush=True)
+        if not whole:
+            crossings.skip_unless_drawn(name, room)
         ns.only, sampled = ([], False) if whole else (list(ns.sample), True)
     try:
         rows = load_cases(ns.rows)
