@@ -8,7 +8,9 @@ the recorded differences with their kind and reason; profile.toml's [disabled]).
 Writes one static HTML page: a section per gate, a column per client (tlsnb first), each cell the
 outcome as the reference's ("as tlsnb"), the recorded difference with its kind (bug, policy,
 limit) and reason, a skip with its reason, a failure, or "not run" (the default gate samples: the
-page says which gates ran whole). Filters by gate and by kind. Exit 2 on unreadable input; the
+page says which gates ran whole). Above them, the conformance view: the hostile rows by the RFC
+clause their scenario puts a client to the test on (hostile/scenarios.py), a clause's cell conforming
+or the worst kind its rows recorded. Filters by gate and by kind. Exit 2 on unreadable input; the
 page is a picture, never a verdict (the gates are).
 
     /usr/bin/python3 -m clients.results_page --junit build/junit --work build/work --out build/work/results.html
@@ -391,8 +393,63 @@ def summary(clients: list[str], sections: dict) -> str:
     return f'<table class="sum"><tr><th></th>{head}</tr>{"".join(lines)}</table>'
 
 
+# A clause's cell: the worst of its rows' cells, in this order (the first found names the colour).
+CONFORMANCE_ORDER = ("fail", "bug", "policy", "limit", "skip", "none")
+
+
+def scenario_clauses() -> dict[str, tuple[str, str, bool]]:
+    """Each hostile row: (its scenario's clause, the requirement, whether tlsnb's own row says it
+    breaks it: a why that starts `tlsnb breaks`)."""
+    from harness.cases import load_cases, peer_specs
+    from hostile.scenarios import SCENARIOS
+    out = {}
+    for row in load_cases(ROOT / "hostile" / "hostile.toml"):
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
+                sc = SCENARIOS[words[1]]
+                out[row.case] = (sc.clause, sc.requires, (row.why or "").lstrip().startswith("tlsnb breaks"))
+                break
+    return out
+
+
+def conformance(clients: list[str], hostile: tuple) -> str:
+    """The hostile rows by RFC clause down the side, every client across: a clause's cell is conforming
+    (every row of it held as the reference's, green) or the worst of its rows' recorded kinds."""
+    rows, cells, _ = hostile
+    clauses = scenario_clauses()
+    by_clause: dict[str, list[str]] = {}
+    for case in rows:
+        clause = clauses.get(case.split("/")[0], ("?", "", False))[0]
+        by_clause.setdefault(clause, []).append(case)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in clients)
+    body = []
+    for clause in sorted(by_clause, key=lambda c: [int(x) if x.isdigit() else x for x in c.replace("-", ".").split(".")]):
+        tds = []
+        for c in clients:
+            got = [cells[(case, c)] for case in by_clause[clause]]
+            states = [x.kind if x.state == "diff" else x.state for x in got if x.state != "na"]  # na: one transport
+            broken = c == "tlsnb" and any(clauses.get(case.split("/")[0], ("", "", False))[2] for case in by_clause[clause])
+            worst = "bug" if broken else next((k for k in CONFORMANCE_ORDER if k in states), "agree")
+            counts = ", ".join(f"{k} {states.count(k)}" for k in CONFORMANCE_ORDER if states.count(k))
+            n = sum(x in ("same", "ref") for x in states)
+            if not states or all(x == "none" for x in states):
+                worst = "none" if states else "na"
+            text = {"agree": "conforms", "none": "not run", "na": "not asked"}.get(worst, worst)
+            text += f" ({n} of {len(states)} as tlsnb" + (f"; {counts}" if counts else "") + ")"
+            cls = {"none": "none", "na": "na", "skip": "skip", "fail": "fail"}.get(worst, worst)
+            tds.append(f'<td class="{cls}">{html.escape(text)}</td>')
+        requires = "; ".join(sorted({clauses[k.split('/')[0]][1] for k in by_clause[clause] if k.split('/')[0] in clauses}))
+        body.append(f'<tr class="r" data-kinds=""><td class="case" title="{html.escape(requires, quote=True)}">'
+                    f'{html.escape(clause)}</td>{"".join(tds)}</tr>')
+    return (f'<section data-gate="conformance"><h2>conformance <span class="note">(the hostile rows by the RFC clause '
+            f'each puts a client to the test on, {len(by_clause)} clauses; a clause is <b>conforms</b> when each of its rows '
+            f'held the reference\'s own outcome, else the worst kind recorded; hover a clause for its requirements)</span></h2>'
+            f'<table><tr><th class="case">clause</th>{head}</tr>{"".join(body)}</table></section>')
+
+
 def page(clients: list[str], sections: dict, notes: dict) -> str:
-    gates = "".join(f'<label><input type="checkbox" class="gate" value="{g}" checked> {g}</label>' for g in sections)
+    gates = "".join(f'<label><input type="checkbox" class="gate" value="{g}" checked> {g}</label>'
+                    for g in ("conformance", *sections))
     kinds = "".join(f'<label><input type="checkbox" class="kind" value="{k}"{" checked" if k == "all" else ""}> {k}</label>'
                     for k in ("all", *KINDS, "fail"))
     body = "".join(section(g, clients, *sections[g], notes[g]) for g in sections)
@@ -403,7 +460,8 @@ def page(clients: list[str], sections: dict, notes: dict) -> str:
             f"Each cell is the latest observation of it the tree kept (harness/last_cells, written by <code>--full</code>) "
             f"or the last run made, with the tree it ran on and its age; only a cell no kept run ever ran says not run. The pkits section holds every client (tlsnb too) to NIST's verdict: "
             f"<b>agree</b> (green), or the recorded difference's kind; it is left out of the summary.</p>{summary(clients, sections)}"
-            f"<div class='bar'>gates: {gates} &nbsp; rows with: {kinds}</div>{body}<script>{SCRIPT}</script>")
+            f"<div class='bar'>gates: {gates} &nbsp; rows with: {kinds}</div>{conformance(clients, sections['hostile'])}{body}"
+            f"<script>{SCRIPT}</script>")
 
 
 def parse_args() -> argparse.Namespace:
