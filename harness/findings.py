@@ -273,11 +273,15 @@ def bench_record(path: Path, client: str) -> Record:
 
 
 def checked_runs(work: Path) -> dict:
-    path = work / "repro" / "checked.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
+    """Each bug's reproducer's last run: the kept ones (harness/last_repro.json, committed) with this
+    build's (BUILD/work/repro/checked.json) over them."""
+    out = {}
+    for path in (ROOT / "harness" / "last_repro.json", work / "repro" / "checked.json"):
+        try:
+            out.update(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            pass
+    return out
 
 
 # ---- the page ------------------------------------------------------------------------------------
