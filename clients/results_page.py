@@ -412,6 +412,35 @@ def scenario_clauses() -> dict[str, tuple[str, str, bool]]:
     return out
 
 
+def conformance_tally(clients: list[str], hostile: tuple) -> dict[str, dict[str, int]]:
+    """Each client's clauses counted by their cell in the conformance view (conforms, bug, policy, ...)."""
+    rows, cells, _ = hostile
+    clauses = scenario_clauses()
+    by_clause: dict[str, list[str]] = {}
+    for case in rows:
+        by_clause.setdefault(clauses.get(case.split("/")[0], ("?", "", False))[0], []).append(case)
+    out: dict[str, dict[str, int]] = {c: {} for c in clients}
+    for cases in by_clause.values():
+        for c in clients:
+            word = clause_cell(c, cases, cells, clauses)[0]
+            out[c][word] = out[c].get(word, 0) + 1
+    return out
+
+
+def clause_cell(c: str, cases: list[str], cells: dict, clauses: dict) -> tuple[str, str, str]:
+    """A client's cell of one clause: its word, its text, its class."""
+    got = [cells[(case, c)] for case in cases]
+    states = [x.kind if x.state == "diff" else x.state for x in got if x.state != "na"]  # na: one transport
+    broken = c == "tlsnb" and any(clauses.get(case.split("/")[0], ("", "", False))[2] for case in cases)
+    worst = "bug" if broken else next((k for k in CONFORMANCE_ORDER if k in states), "agree")
+    if not states or all(x == "none" for x in states):
+        worst = "none" if states else "na"
+    counts = ", ".join(f"{k} {states.count(k)}" for k in CONFORMANCE_ORDER if states.count(k))
+    n = sum(x in ("same", "ref") for x in states)
+    word = {"agree": "conforms", "none": "not run", "na": "not asked"}.get(worst, worst)
+    return word, word + f" ({n} of {len(states)} as tlsnb" + (f"; {counts}" if counts else "") + ")", worst
+
+
 def conformance(clients: list[str], hostile: tuple) -> str:
     """The hostile rows by RFC clause down the side, every client across: a clause's cell is conforming
     (every row of it held as the reference's, green) or the worst of its rows' recorded kinds."""
@@ -426,17 +455,7 @@ def conformance(clients: list[str], hostile: tuple) -> str:
     for clause in sorted(by_clause, key=lambda c: [int(x) if x.isdigit() else x for x in c.replace("-", ".").split(".")]):
         tds = []
         for c in clients:
-            got = [cells[(case, c)] for case in by_clause[clause]]
-            states = [x.kind if x.state == "diff" else x.state for x in got if x.state != "na"]  # na: one transport
-            broken = c == "tlsnb" and any(clauses.get(case.split("/")[0], ("", "", False))[2] for case in by_clause[clause])
-            worst = "bug" if broken else next((k for k in CONFORMANCE_ORDER if k in states), "agree")
-            counts = ", ".join(f"{k} {states.count(k)}" for k in CONFORMANCE_ORDER if states.count(k))
-            n = sum(x in ("same", "ref") for x in states)
-            if not states or all(x == "none" for x in states):
-                worst = "none" if states else "na"
-            text = {"agree": "conforms", "none": "not run", "na": "not asked"}.get(worst, worst)
-            text += f" ({n} of {len(states)} as tlsnb" + (f"; {counts}" if counts else "") + ")"
-            cls = {"none": "none", "na": "na", "skip": "skip", "fail": "fail"}.get(worst, worst)
+            _, text, cls = clause_cell(c, by_clause[clause], cells, clauses)
             tds.append(f'<td class="{cls}">{html.escape(text)}</td>')
         requires = "; ".join(sorted({clauses[k.split('/')[0]][1] for k in by_clause[clause] if k.split('/')[0] in clauses}))
         body.append(f'<tr class="r" data-kinds=""><td class="case" title="{html.escape(requires, quote=True)}">'
@@ -509,6 +528,10 @@ def main() -> int:
              for c in clients}
     print(f"results page: {args.out} ({total} rows, {len(clients)} clients; never run: "
           f"{', '.join(f'{c} {n}' for c, n in never.items())})")
+    words = ("conforms", *KINDS, "skip", "fail", "not run", "not asked")
+    print("conformance, clauses by their cell: " + " ".join(f"{w:>9}" for w in words))
+    for c, tally in conformance_tally(clients, sections["hostile"]).items():
+        print(f"  {c:<32} " + " ".join(f"{tally.get(w, 0):>9}" for w in words))
     if args.keep:
         for c in clients:
             cell_store.save(c, {g: seen[g].get(c, {}) for g in seen}, args.store)
