@@ -154,8 +154,17 @@ def dated(cell: Cell, seen: Seen) -> Cell:
 Observed = dict[str, dict[str, dict[str, Seen]]]   # gate -> client -> case -> its last observation
 
 
+SINCE = 0.0   # --since: a results file older than this was not written by the run being read
+
+
+def fresh(path: Path) -> bool:
+    """PATH exists and the run being read wrote it (its mtime not before --since)."""
+    return path.is_file() and path.stat().st_mtime >= SINCE
+
+
 def observed_now(clients: list[str], junit_dir: Path, work: Path, now: tuple[str, str]) -> Observed:
-    """Every cell the last run left (its JUnit files, the matrix's and PKITS's results), as observations."""
+    """Every cell the last run left (its JUnit files, the matrix's and PKITS's results), as observations;
+    with --since, only the files that run wrote (an older file's cells are not the run's to date)."""
     seen: Observed = {"matrix": matrix_now(clients, work, now)}
     for gate, (ref_file, client_files, _) in GATES.items():
         seen[gate] = {}
@@ -163,7 +172,8 @@ def observed_now(clients: list[str], junit_dir: Path, work: Path, now: tuple[str
             files = [junit_dir / f"{ref_file}.xml"] if c == "tlsnb" else \
                 sorted((junit_dir / f"{f.format(c=c)}.xml" for f in client_files),
                        key=lambda p: p.stat().st_mtime if p.is_file() else 0)
-            seen[gate][c] = {case: Seen(v, m, *now) for path in files for case, (v, m) in read_junit(path).items()}
+            seen[gate][c] = {case: Seen(v, m, *now) for path in files if fresh(path)
+                             for case, (v, m) in read_junit(path).items()}
     seen["pkits"] = pkits_now(clients, work, now)
     return seen
 
@@ -218,7 +228,7 @@ def matrix_now(clients: list[str], work: Path, now: tuple[str, str]) -> dict[str
     out: dict[str, dict[str, Seen]] = {}
     for c in clients:
         path = folder / f"{c}.json"
-        if not path.is_file():
+        if not fresh(path):
             continue
         try:
             result = json.loads(path.read_text())
@@ -267,7 +277,7 @@ REFUSED_TOO = " (its control refused too)"
 
 def pkits_now(clients: list[str], work: Path, now: tuple[str, str]) -> dict[str, dict[str, Seen]]:
     """client -> test -> its state (agree, skip, fail or the recorded kind) and outcome, from the newer run."""
-    runs = [work / run / "results.json" for run in PKITS_RUNS if (work / run / "results.json").is_file()]
+    runs = [work / run / "results.json" for run in PKITS_RUNS if fresh(work / run / "results.json")]
     found = max(runs, key=lambda p: p.stat().st_mtime) if runs else None
     out: dict[str, dict[str, Seen]] = {}
     if found is None:
@@ -491,6 +501,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--store", type=Path, default=cell_store.STORE,
                    help="the kept observations, a file a client (default harness/last_cells: committed)")
     p.add_argument("--tree", help="the tree the run ran on (default: this checkout's, as harness.crossings names it)")
+    p.add_argument("--since", type=float, default=0.0, metavar="EPOCH",
+                   help="only results files written at or after this time are the run's (lab_gate passes its start)")
     p.add_argument("--keep", action="store_true",
                    help="write this run's observations over the kept ones into --store (run_all.sh --full does)")
     return p.parse_args()
@@ -501,7 +513,9 @@ def store_size(store: Path) -> int:
 
 
 def main() -> int:
+    global SINCE
     args = parse_args()
+    SINCE = args.since
     if not args.junit.is_dir():
         print(f"results_page.py: --junit: '{args.junit}' is not a folder (run the gates first: ./run_all.sh)", file=sys.stderr)
         return 2
