@@ -1,0 +1,41 @@
+// The X.509 engine an attempt hands BearSSL's SSL engine (br_ssl_engine_set_x509): a br_x509_class
+// around br_x509_minimal that keeps the peer's chain as sent (for the outcome's detail: which
+// certificate was out of its validity, whether the top one is self-issued) and carries two of the
+// contract's switches, neither of which BearSSL has:
+//   --no-verify-name  the minimal engine is started with no server name (start_chain(NULL)), so it
+//                     matches none; the SNI still goes out (br_ssl_client_reset got the name);
+//   --no-verify       the minimal engine is not run: the leaf's key (br_x509_decoder) is handed over.
+#pragma once
+
+#include <bearssl.h>
+
+#include <string>
+#include <vector>
+
+namespace tlsbear {
+
+struct ChainCheck {
+  const br_x509_class* vtable;  // first: BearSSL calls through a pointer to it
+  br_x509_minimal_context* minimal = nullptr;
+  bool verify = true;
+  bool match_name = true;
+
+  // What the peer sent, certificate by certificate (at most max_kept bytes in all).
+  static constexpr size_t max_kept = 256 * 1024;
+  std::vector<std::string> certs;
+  size_t kept = 0;
+  bool out_of_memory = false;  // a certificate could not be kept: the chain is refused
+
+  // --no-verify: the leaf's key.
+  br_x509_decoder_context leaf;
+  const br_x509_pkey* leaf_key = nullptr;
+};
+
+// The wrapper ready over `minimal` (initialised by br_ssl_client_init_full).
+void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, bool verify, bool match_name);
+
+// About the chain as the peer sent it, for the details BearSSL's codes do not tell apart.
+bool top_is_self_issued(const ChainCheck& check);                   // the last certificate's issuer is its subject
+bool first_out_of_validity(const ChainCheck& check, bool* not_yet);  // from the leaf up: not yet valid, or expired
+
+}  // namespace tlsbear
