@@ -42,7 +42,7 @@ bool Attempt::open_session() {
   std::vector<uint16_t> suites = offered_suites(eng());
   br_ssl_engine_set_suites(eng(), suites.data(), suites.size());
   br_ssl_engine_set_buffer(eng(), e_->buf, sizeof e_->buf, 1);
-  init_chain_check(&e_->check, &e_->xc, o.verify, o.verify_name);
+  init_chain_check(&e_->check, &e_->xc, run_.tls->anchors(), run_.tls->anchor_count(), o.verify, o.verify_name);
   br_ssl_engine_set_x509(eng(), &e_->check.vtable);
   if (o.resume) offer_session();
   // The SNI and the name the minimal engine matches, one argument (NULL would drop both, silently).
@@ -94,7 +94,7 @@ std::optional<Attempt::Step> Attempt::move_records(unsigned want, Stage stage) {
     if (st & BR_SSL_SENDREC) {
       int sent_some = send_records();
       if (sent_some > 0) continue;
-      if (sent_some < 0) return io_failed(stage, errno, "send");
+      if (sent_some < 0) return send_failed(stage, errno);
       send_blocked = true;
     }
     if (st & want) return std::nullopt;
@@ -123,6 +123,24 @@ std::optional<Attempt::Step> Attempt::move_records(unsigned want, Stage stage) {
     return fail(make_outcome(stage, contract::packed(contract::err_lib_user, BR_ERR_BAD_STATE),
                              "BearSSL engine state " + std::to_string(st) + " offers nothing to do"));
   }
+}
+
+// A send failed (EPIPE, ECONNRESET): the peer refused something and closed. What it sent before
+// (an alert, typically) is read into the engine first, so that its reason is the outcome, not the
+// broken pipe: BearSSL hands out its flight a record at a time, and the peer's alert after the
+// first record would otherwise be lost to the send of the next (matrix client-cert-none).
+Attempt::Step Attempt::send_failed(Stage stage, int err) {
+  for (int i = 0; i < 16; ++i) {
+    unsigned st = br_ssl_engine_current_state(eng());
+    if (st & BR_SSL_CLOSED) return closed(stage);
+    if (!(st & BR_SSL_RECVREC)) break;
+    size_t len = 0;
+    unsigned char* buf = br_ssl_engine_recvrec_buf(eng(), &len);
+    ssize_t n = recv(fd(), buf, len, MSG_DONTWAIT);
+    if (n <= 0) break;
+    br_ssl_engine_recvrec_ack(eng(), static_cast<size_t>(n));
+  }
+  return io_failed(stage, err, "send");
 }
 
 // A socket error: in the handshake the peer is gone without an alert (-1); after it, the errno.

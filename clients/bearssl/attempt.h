@@ -55,6 +55,7 @@ class Attempt : public contract::AdapterAttempt<TlsConfig> {
   int send_records();
   std::optional<Step> move_records(unsigned want, Stage stage);
   Step closed(Stage stage);
+  Step send_failed(Stage stage, int err);
   Step io_failed(Stage stage, int err, const char* what);
   void handshake_done();
 

@@ -121,9 +121,12 @@ bool issuer_and_subject(const std::string& der, std::string* issuer, std::string
 
 }  // namespace
 
-void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, bool verify, bool match_name) {
+void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, const br_x509_trust_anchor* anchors,
+                      size_t anchor_count, bool verify, bool match_name) {
   check->vtable = &chain_check_class;
   check->minimal = minimal;
+  check->anchors = anchors;
+  check->anchor_count = anchor_count;
   check->verify = verify;
   check->match_name = match_name;
 }
@@ -132,6 +135,18 @@ bool top_is_self_issued(const ChainCheck& check) {
   if (check.certs.empty()) return false;
   std::string issuer, subject;
   return issuer_and_subject(check.certs.back(), &issuer, &subject) && issuer == subject;
+}
+
+const br_x509_trust_anchor* issuing_anchor(const ChainCheck& check) {
+  for (const std::string& der : check.certs) {
+    std::string issuer, subject;
+    if (!issuer_and_subject(der, &issuer, &subject)) continue;
+    for (size_t i = 0; i < check.anchor_count; ++i) {
+      const br_x509_trust_anchor& ta = check.anchors[i];
+      if (ta.dn.len == issuer.size() && std::memcmp(ta.dn.data, issuer.data(), issuer.size()) == 0) return &ta;
+    }
+  }
+  return nullptr;
 }
 
 bool first_out_of_validity(const ChainCheck& check, bool* not_yet) {

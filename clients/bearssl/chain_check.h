@@ -19,6 +19,8 @@ struct ChainCheck {
   br_x509_minimal_context* minimal = nullptr;
   bool verify = true;
   bool match_name = true;
+  const br_x509_trust_anchor* anchors = nullptr;  // the minimal engine's, for the outcome's detail
+  size_t anchor_count = 0;
 
   // What the peer sent, certificate by certificate (at most max_kept bytes in all).
   static constexpr size_t max_kept = 256 * 1024;
@@ -31,11 +33,16 @@ struct ChainCheck {
   const br_x509_pkey* leaf_key = nullptr;
 };
 
-// The wrapper ready over `minimal` (initialised by br_ssl_client_init_full).
-void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, bool verify, bool match_name);
+// The wrapper ready over `minimal` (initialised by br_ssl_client_init_full with these anchors).
+void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, const br_x509_trust_anchor* anchors,
+                      size_t anchor_count, bool verify, bool match_name);
 
 // About the chain as the peer sent it, for the details BearSSL's codes do not tell apart.
 bool top_is_self_issued(const ChainCheck& check);                   // the last certificate's issuer is its subject
 bool first_out_of_validity(const ChainCheck& check, bool* not_yet);  // from the leaf up: not yet valid, or expired
+// The first certificate from the leaf up whose issuer is an anchor's subject: that anchor, or null.
+// BearSSL met it and still found no trust: a CA anchor's key did not verify the signature, or the
+// anchor is no CA (trusted only directly).
+const br_x509_trust_anchor* issuing_anchor(const ChainCheck& check);
 
 }  // namespace tlsbear

@@ -109,7 +109,9 @@ constexpr Same same_meaning[] = {
 // The X.509 codes, most onto one X509_V_ERR_* number (the chain as sent decides the rest).
 long x509_detail(int err, const ChainCheck& check, bool name_is_ip) {
   switch (err) {
-    case BR_ERR_X509_NOT_TRUSTED:  // no anchor: as OpenSSL, by the top of the chain as sent
+    case BR_ERR_X509_NOT_TRUSTED:  // no anchor: as OpenSSL, by the chain as sent
+      if (const br_x509_trust_anchor* ta = issuing_anchor(check))
+        return ta->flags & BR_X509_TA_CA ? x509::signature_failure : x509::invalid_ca;
       if (!top_is_self_issued(check)) return x509::unable_to_get_issuer_locally;
       return check.certs.size() == 1 ? x509::depth_zero_self_signed : x509::self_signed_in_chain;
     case BR_ERR_X509_DN_MISMATCH: return x509::unable_to_get_issuer_locally;  // LOSSY: out of order, or unrelated
@@ -120,7 +122,7 @@ long x509_detail(int err, const ChainCheck& check, bool name_is_ip) {
     case BR_ERR_X509_BAD_SERVER_NAME: return name_is_ip ? x509::ip_address_mismatch : x509::hostname_mismatch;
     case BR_ERR_X509_BAD_SIGNATURE: return x509::signature_failure;
     case BR_ERR_X509_NOT_CA: return x509::invalid_ca;  // LOSSY: also a pathLenConstraint exceeded (25)
-    case BR_ERR_X509_FORBIDDEN_KEY_USAGE: return x509::invalid_purpose;
+    case BR_ERR_X509_FORBIDDEN_KEY_USAGE: return x509::invalid_ca;  // a CA without keyCertSign (a leaf's: WRONG_KEY_USAGE)
     case BR_ERR_X509_CRITICAL_EXTENSION: return x509::unhandled_critical_extension;
     case BR_ERR_X509_WEAK_PUBLIC_KEY: return x509::ee_key_too_small;  // LOSSY: a CA's key too (67)
     default: return x509::unspecified;  // a certificate BearSSL cannot decode, a limit, no time
