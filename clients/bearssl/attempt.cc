@@ -42,6 +42,7 @@ bool Attempt::open_session() {
   std::vector<uint16_t> suites = offered_suites(eng());
   br_ssl_engine_set_suites(eng(), suites.data(), suites.size());
   br_ssl_engine_set_buffer(eng(), e_->buf, sizeof e_->buf, 1);
+  run_.tls->identity().apply(&e_->cc);  // --cert/--key, sent when the server asks
   init_chain_check(&e_->check, &e_->xc, run_.tls->anchors(), run_.tls->anchor_count(), o.verify, o.verify_name);
   br_ssl_engine_set_x509(eng(), &e_->check.vtable);
   if (o.resume) offer_session();

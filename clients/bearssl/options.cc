@@ -4,19 +4,14 @@ namespace tlsbear {
 
 contract::ParseResult parse_options(const std::vector<std::string>& args) {
   static const contract::Lacks lacks = contract::without_resolver(
-      {{"--verify-depth", true, "not offered: --verify-depth: BearSSL's X.509 minimal engine has no chain-length setting "
-                                "(its only bound is the 32-certificate limit of its T0 code)"},
+      {{"--verify-depth", true, "not offered: --verify-depth: BearSSL's X.509 minimal engine has no chain-length setting"},
        {"--crl", true, "not offered: --crl: BearSSL has no revocation of any kind (no CRL parser, the minimal engine "
                        "checks none)"},
        {"--crl-all", false, "not offered: --crl-all: BearSSL has no revocation of any kind"},
        {"--ocsp-staple", true, "not offered: --ocsp-staple: BearSSL 0.6 has no OCSP (neither the status_request "
                                "extension nor a response parser)"},
        {"--pin-sha256", true, "not built: --pin-sha256: BearSSL has no pin option and no SubjectPublicKeyInfo "
-                              "encoder; a check in this adapter's X.509 wrapper is not written"},
-       {"--cert", true, "not built: --cert: br_ssl_client_set_single_rsa / _ec would take a client certificate; "
-                        "this adapter does not load one yet"},
-       {"--key", true, "not built: --key: br_ssl_client_set_single_rsa / _ec would take a client key; this "
-                       "adapter does not load one yet"}},
+                              "encoder; a check in this adapter's X.509 wrapper is not written"}},
       "not offered: --transport fd: BearSSL's engine does no socket I/O of its own (the caller moves every "
       "record: br_ssl_engine_sendrec_buf / recvrec_buf); bio is the only transport");
   contract::ParseResult parsed = contract::parse_options(args, lacks);
@@ -51,11 +46,14 @@ and these notes:
                         (BearSSL has no system store)
   --system-trust        also that bundle
   --partial-chain       accepted: a CA anchor ends the chain wherever it is met
+  --cert FILE --key FILE
+                        the chain and key decoded by br_pem_decoder, br_x509_decoder and br_skey_decoder
+                        (RSA or EC, the pair checked), br_ssl_client_set_single_rsa / _ec
   --resume              offer the session parameters of an earlier attempt
                         (br_ssl_engine_get/set_session_parameters: session IDs, BearSSL has no tickets)
 
 Not offered (exit 89): --tls-max 1.3, --transport fd, --verify-depth, --crl, --crl-all,
---ocsp-staple, --pin-sha256, --cert, --key, --ns and the resolver's flags.
+--ocsp-staple, --pin-sha256, --ns and the resolver's flags.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
 )";
 }

@@ -14,6 +14,8 @@ void append_to_string(void* ctx, const void* data, size_t len) {
   static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), len);
 }
 
+}  // namespace
+
 bool read_file(const std::string& path, std::string* text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -23,42 +25,36 @@ bool read_file(const std::string& path, std::string* text) {
   return true;
 }
 
-}  // namespace
-
 std::string library_version() { return "BearSSL 0.6"; }
 
-bool pem_certificates(const std::string& pem, std::vector<std::string>* ders) {
+bool pem_blocks(const std::string& pem, std::vector<PemBlock>* blocks) {
   br_pem_decoder_context pc;
   br_pem_decoder_init(&pc);
-  std::string object;
-  bool in_certificate = false;
-  const char* p = pem.data();
-  size_t left = pem.size();
+  PemBlock block;
+  bool inside = false;
   // A last newline so that a file whose END line has none still ends its object.
-  std::string tail = "\n";
-  for (int round = 0; round < 2; ++round) {
+  const std::string tail = "\n";
+  for (const std::string* text : {&pem, &tail}) {
+    const char* p = text->data();
+    size_t left = text->size();
     while (left > 0) {
       size_t used = br_pem_decoder_push(&pc, p, left);
       p += used;
       left -= used;
       switch (br_pem_decoder_event(&pc)) {
-        case BR_PEM_BEGIN_OBJ: {
-          const char* name = br_pem_decoder_name(&pc);
-          in_certificate = std::strcmp(name, "CERTIFICATE") == 0 || std::strcmp(name, "X509 CERTIFICATE") == 0;
-          object.clear();
-          br_pem_decoder_setdest(&pc, in_certificate ? append_to_string : nullptr, &object);
+        case BR_PEM_BEGIN_OBJ:
+          block = PemBlock{br_pem_decoder_name(&pc), ""};
+          br_pem_decoder_setdest(&pc, append_to_string, &block.der);
+          inside = true;
           break;
-        }
         case BR_PEM_END_OBJ:
-          if (in_certificate) ders->push_back(object);
-          in_certificate = false;
+          if (inside) blocks->push_back(std::move(block));
+          inside = false;
           break;
         case BR_PEM_ERROR: return false;
         default: break;
       }
     }
-    p = tail.data();
-    left = tail.size();
   }
   return true;
 }
@@ -99,8 +95,11 @@ std::string TlsConfig::add_certificate(const std::string& der) {
 std::string TlsConfig::add_pem_file(const std::string& path, bool skip_undecodable) {
   std::string pem;
   if (!read_file(path, &pem)) return "'" + path + "' could not be read";
+  std::vector<PemBlock> blocks;
+  if (!pem_blocks(pem, &blocks)) return "'" + path + "' is not valid PEM";
   std::vector<std::string> ders;
-  if (!pem_certificates(pem, &ders)) return "'" + path + "' is not valid PEM";
+  for (PemBlock& b : blocks)
+    if (b.name == "CERTIFICATE" || b.name == "X509 CERTIFICATE") ders.push_back(std::move(b.der));
   if (ders.empty()) return "no PEM certificate in '" + path + "'";
   for (size_t i = 0; i < ders.size(); ++i) {
     std::string why = add_certificate(ders[i]);
@@ -111,6 +110,10 @@ std::string TlsConfig::add_pem_file(const std::string& path, bool skip_undecodab
 
 ConfigResult make_config(const Options& o) {
   auto config = std::make_unique<TlsConfig>();
+  if (!o.client_cert.empty() || !o.client_key.empty()) {
+    if (std::string p = contract::identity_files_problem(o); !p.empty()) return ConfigResult::failed(p, true);
+    if (std::string why = config->identity().load(o.client_cert, o.client_key); !why.empty()) return ConfigResult::failed(why, true);
+  }
   if (!o.verify) return ConfigResult::of(std::move(config));
   if (!o.cafile.empty()) {
     if (std::string p = contract::cafile_problem(o.cafile); !p.empty()) return ConfigResult::failed(p, true);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "clients/contract/made.h"
+#include "identity.h"
 #include "options.h"
 
 namespace tlsbear {
@@ -19,6 +20,8 @@ class TlsConfig {
  public:
   const br_x509_trust_anchor* anchors() const { return anchors_.data(); }
   size_t anchor_count() const { return anchors_.size(); }
+  const Identity& identity() const { return identity_; }
+  Identity& identity() { return identity_; }
 
   // Each CERTIFICATE block of a PEM file as a trust anchor: "" or what is wrong (one line).
   // `skip_undecodable`: a certificate BearSSL cannot decode is left out (the system bundle's).
@@ -30,6 +33,7 @@ class TlsConfig {
 
   std::vector<br_x509_trust_anchor> anchors_;
   std::deque<std::string> storage_;  // the anchors' DNs and keys (stable addresses)
+  Identity identity_;                // --cert/--key
 };
 
 using ConfigResult = contract::Made<TlsConfig>;  // the config, or the one line and whose it is to fix
@@ -39,8 +43,15 @@ ConfigResult make_config(const Options& o);
 // "BearSSL 0.6": BearSSL has no version call; Debian's libbearssl-dev 0.6.
 std::string library_version();
 
-// The DER of every CERTIFICATE block of PEM text ("X509 CERTIFICATE" too), in order; false when the
-// PEM itself is broken (a block without its end).
-bool pem_certificates(const std::string& pem, std::vector<std::string>* ders);
+// Every block of PEM text, its name ("CERTIFICATE", "EC PRIVATE KEY", ...) and its DER, in order;
+// false when the PEM itself is broken (a block without its end).
+struct PemBlock {
+  std::string name;
+  std::string der;
+};
+bool pem_blocks(const std::string& pem, std::vector<PemBlock>* blocks);
+
+// A whole file into *text; false when it cannot be read.
+bool read_file(const std::string& path, std::string* text);
 
 }  // namespace tlsbear
