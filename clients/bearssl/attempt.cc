@@ -44,6 +44,8 @@ bool Attempt::open_session() {
   br_ssl_engine_set_buffer(eng(), e_->buf, sizeof e_->buf, 1);
   run_.tls->identity().apply(&e_->cc);  // --cert/--key, sent when the server asks
   init_chain_check(&e_->check, &e_->xc, run_.tls->anchors(), run_.tls->anchor_count(), o.verify, o.verify_name);
+  e_->check.anchor_pins = &run_.tls->anchor_pins();
+  e_->check.pins = &o.pins;  // --pin-sha256: checked once the chain verified
   br_ssl_engine_set_x509(eng(), &e_->check.vtable);
   if (o.resume) offer_session();
   // The SNI and the name the minimal engine matches, one argument (NULL would drop both, silently).

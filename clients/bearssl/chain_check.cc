@@ -8,6 +8,8 @@ namespace tlsbear {
 
 namespace {
 
+bool pinned(const ChainCheck& c);
+
 ChainCheck* self(const br_x509_class** ctx) { return reinterpret_cast<ChainCheck*>(ctx); }
 const ChainCheck* self(const br_x509_class* const* ctx) { return reinterpret_cast<const ChainCheck*>(ctx); }
 const br_x509_class** inner(ChainCheck* c) { return &c->minimal->vtable; }
@@ -54,7 +56,8 @@ unsigned end_chain(const br_x509_class** ctx) {
   ChainCheck* c = self(ctx);
   if (c->verify) {
     unsigned err = c->minimal->vtable->end_chain(inner(c));
-    return err == 0 && c->out_of_memory ? BR_ERR_X509_LIMIT_EXCEEDED : err;
+    if (err == 0 && c->out_of_memory) return BR_ERR_X509_LIMIT_EXCEEDED;
+    return err == 0 && !pinned(*c) ? err_pin_mismatch : err;
   }
   if (c->certs.empty()) return BR_ERR_X509_EMPTY_CHAIN;
   br_x509_decoder_init(&c->leaf, nullptr, nullptr);
@@ -94,10 +97,13 @@ bool der_element(const unsigned char* p, size_t len, unsigned* tag, const unsign
   return true;
 }
 
-// The issuer and subject Names of a DER certificate, as their encodings (RFC 5280 4.1: Certificate
+// Fields of a DER certificate's tbsCertificate, as their encodings (RFC 5280 4.1: Certificate
 // SEQUENCE { tbsCertificate SEQUENCE { [0] version OPTIONAL, serial, signature, issuer, validity,
-// subject, ... } }). BearSSL's decoder hands out the subject only.
-bool issuer_and_subject(const std::string& der, std::string* issuer, std::string* subject) {
+// subject, subjectPublicKeyInfo, ... } }). BearSSL's decoder hands out the subject only.
+struct TbsFields {
+  std::string issuer, subject, spki;
+};
+bool tbs_fields(const std::string& der, TbsFields* f) {
   const auto* p = reinterpret_cast<const unsigned char*>(der.data());
   unsigned tag = 0;
   const unsigned char* c = nullptr;
@@ -106,17 +112,57 @@ bool issuer_and_subject(const std::string& der, std::string* issuer, std::string
   if (!der_element(c, clen, &tag, &c, &clen, &whole) || tag != 0x30) return false;  // tbsCertificate
   const unsigned char* at = c;
   size_t left = clen;
-  for (int field = 0; field < 6; ++field) {
+  for (int field = 0; field < 7; ++field) {
     const unsigned char* content = nullptr;
     size_t content_len = 0;
     if (!der_element(at, left, &tag, &content, &content_len, &whole)) return false;
     if (field == 0 && tag != 0xa0) field = 1;  // no [0] version: v1
-    if (field == 3) issuer->assign(reinterpret_cast<const char*>(at), whole);
-    if (field == 5) subject->assign(reinterpret_cast<const char*>(at), whole);
+    std::string* into = field == 3 ? &f->issuer : field == 5 ? &f->subject : field == 6 ? &f->spki : nullptr;
+    if (into != nullptr) into->assign(reinterpret_cast<const char*>(at), whole);
     at += whole;
     left -= whole;
   }
   return true;
+}
+
+std::string base64(const unsigned char* data, size_t len) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < len; i += 3) {
+    uint32_t v = static_cast<uint32_t>(data[i]) << 16;
+    if (i + 1 < len) v |= static_cast<uint32_t>(data[i + 1]) << 8;
+    if (i + 2 < len) v |= data[i + 2];
+    out += digits[v >> 18 & 63];
+    out += digits[v >> 12 & 63];
+    out += i + 1 < len ? digits[v >> 6 & 63] : '=';
+    out += i + 2 < len ? digits[v & 63] : '=';
+  }
+  return out;
+}
+
+bool is_pinned(const ChainCheck& c, const std::string& pin) {
+  for (const std::string& p : *c.pins)
+    if (p == pin) return true;
+  return false;
+}
+
+// RFC 7469 over what BearSSL verified: a certificate the peer sent, or an anchor whose subject is
+// the issuer of one of them (BearSSL does not say which anchor ended the chain: one that issued
+// any sent certificate is taken).
+bool pinned(const ChainCheck& c) {
+  if (c.pins == nullptr || c.pins->empty()) return true;
+  for (const std::string& der : c.certs) {
+    if (is_pinned(c, spki_pin(der))) return true;
+    TbsFields f;
+    if (!tbs_fields(der, &f)) continue;
+    for (size_t i = 0; i < c.anchor_count && c.anchor_pins != nullptr && i < c.anchor_pins->size(); ++i) {
+      const br_x509_trust_anchor& ta = c.anchors[i];
+      if (ta.dn.len == f.issuer.size() && std::memcmp(ta.dn.data, f.issuer.data(), f.issuer.size()) == 0 &&
+          is_pinned(c, (*c.anchor_pins)[i]))
+        return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -131,19 +177,30 @@ void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, const
   check->match_name = match_name;
 }
 
+std::string spki_pin(const std::string& der) {
+  TbsFields f;
+  if (!tbs_fields(der, &f)) return "";
+  br_sha256_context sha;
+  br_sha256_init(&sha);
+  br_sha256_update(&sha, f.spki.data(), f.spki.size());
+  unsigned char digest[br_sha256_SIZE];
+  br_sha256_out(&sha, digest);
+  return base64(digest, sizeof digest);
+}
+
 bool top_is_self_issued(const ChainCheck& check) {
   if (check.certs.empty()) return false;
-  std::string issuer, subject;
-  return issuer_and_subject(check.certs.back(), &issuer, &subject) && issuer == subject;
+  TbsFields f;
+  return tbs_fields(check.certs.back(), &f) && f.issuer == f.subject;
 }
 
 const br_x509_trust_anchor* issuing_anchor(const ChainCheck& check) {
   for (const std::string& der : check.certs) {
-    std::string issuer, subject;
-    if (!issuer_and_subject(der, &issuer, &subject)) continue;
+    TbsFields f;
+    if (!tbs_fields(der, &f)) continue;
     for (size_t i = 0; i < check.anchor_count; ++i) {
       const br_x509_trust_anchor& ta = check.anchors[i];
-      if (ta.dn.len == issuer.size() && std::memcmp(ta.dn.data, issuer.data(), issuer.size()) == 0) return &ta;
+      if (ta.dn.len == f.issuer.size() && std::memcmp(ta.dn.data, f.issuer.data(), f.issuer.size()) == 0) return &ta;
     }
   }
   return nullptr;

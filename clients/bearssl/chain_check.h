@@ -21,6 +21,8 @@ struct ChainCheck {
   bool match_name = true;
   const br_x509_trust_anchor* anchors = nullptr;  // the minimal engine's, for the outcome's detail
   size_t anchor_count = 0;
+  const std::vector<std::string>* anchor_pins = nullptr;  // each anchor's SPKI SHA-256 (base64), by index
+  const std::vector<std::string>* pins = nullptr;         // --pin-sha256 (none: no check)
 
   // What the peer sent, certificate by certificate (at most max_kept bytes in all).
   static constexpr size_t max_kept = 256 * 1024;
@@ -33,9 +35,17 @@ struct ChainCheck {
   const br_x509_pkey* leaf_key = nullptr;
 };
 
+// end_chain's code for a chain that verified but carries no pinned key: this adapter's own, in the
+// X.509 range BearSSL leaves unused (BR_ERR_X509_NOT_TRUSTED is 62).
+constexpr unsigned err_pin_mismatch = 63;
+
 // The wrapper ready over `minimal` (initialised by br_ssl_client_init_full with these anchors).
 void init_chain_check(ChainCheck* check, br_x509_minimal_context* minimal, const br_x509_trust_anchor* anchors,
                       size_t anchor_count, bool verify, bool match_name);
+
+// RFC 7469's pin of a DER certificate: base64 of the SHA-256 of its SubjectPublicKeyInfo ("" when it
+// does not parse).
+std::string spki_pin(const std::string& der);
 
 // About the chain as the peer sent it, for the details BearSSL's codes do not tell apart.
 bool top_is_self_issued(const ChainCheck& check);                   // the last certificate's issuer is its subject

@@ -106,6 +106,8 @@ constexpr Same same_meaning[] = {
     {BR_ERR_WRONG_KEY_USAGE, 383},      // SSL_R_WRONG_CERTIFICATE_TYPE: the leaf's key unfit for the suite
 };
 
+constexpr long application_verification = 50;  // X509_V_ERR_APPLICATION_VERIFICATION: tlsnb's pin refusal
+
 // The X.509 codes, most onto one X509_V_ERR_* number (the chain as sent decides the rest).
 long x509_detail(int err, const ChainCheck& check, bool name_is_ip) {
   switch (err) {
@@ -125,6 +127,7 @@ long x509_detail(int err, const ChainCheck& check, bool name_is_ip) {
     case BR_ERR_X509_FORBIDDEN_KEY_USAGE: return x509::invalid_ca;  // a CA without keyCertSign (a leaf's: WRONG_KEY_USAGE)
     case BR_ERR_X509_CRITICAL_EXTENSION: return x509::unhandled_critical_extension;
     case BR_ERR_X509_WEAK_PUBLIC_KEY: return x509::ee_key_too_small;  // LOSSY: a CA's key too (67)
+    case err_pin_mismatch: return application_verification;
     default: return x509::unspecified;  // a certificate BearSSL cannot decode, a limit, no time
   }
 }
@@ -132,6 +135,7 @@ long x509_detail(int err, const ChainCheck& check, bool name_is_ip) {
 }  // namespace
 
 std::string error_text(int err) {
+  if (err == static_cast<int>(err_pin_mismatch)) return "no certificate of the verified chain carries a pinned key (--pin-sha256; this adapter's check)";
   if (err >= BR_ERR_SEND_FATAL_ALERT) return "BR_ERR_SEND_FATAL_ALERT + " + std::to_string(err - BR_ERR_SEND_FATAL_ALERT) + " (" + std::to_string(err) + ")";
   if (err >= BR_ERR_RECV_FATAL_ALERT) return "BR_ERR_RECV_FATAL_ALERT + " + std::to_string(err - BR_ERR_RECV_FATAL_ALERT) + " (" + std::to_string(err) + ")";
   for (const Named& n : names)
@@ -143,7 +147,8 @@ Outcome engine_outcome(Stage stage, int err, const ChainCheck& check, bool name_
   std::string text = error_text(err);
   if (err >= BR_ERR_X509_OK && err < BR_ERR_RECV_FATAL_ALERT) {
     Outcome o = make_outcome(Stage::handshake, x509_detail(err, check, name_is_ip), text);
-    o.verify_depth = err == BR_ERR_X509_BAD_SERVER_NAME ? 0 : -1;  // BearSSL says no depth
+    // BearSSL says no depth; the name and the pins are the leaf's (tlsnb's depth 0).
+    o.verify_depth = err == BR_ERR_X509_BAD_SERVER_NAME || err == static_cast<int>(err_pin_mismatch) ? 0 : -1;
     return o;
   }
   if (err >= BR_ERR_RECV_FATAL_ALERT && err < BR_ERR_SEND_FATAL_ALERT)

@@ -9,9 +9,7 @@ contract::ParseResult parse_options(const std::vector<std::string>& args) {
                        "checks none)"},
        {"--crl-all", false, "not offered: --crl-all: BearSSL has no revocation of any kind"},
        {"--ocsp-staple", true, "not offered: --ocsp-staple: BearSSL 0.6 has no OCSP (neither the status_request "
-                               "extension nor a response parser)"},
-       {"--pin-sha256", true, "not built: --pin-sha256: BearSSL has no pin option and no SubjectPublicKeyInfo "
-                              "encoder; a check in this adapter's X.509 wrapper is not written"}},
+                               "extension nor a response parser)"}},
       "not offered: --transport fd: BearSSL's engine does no socket I/O of its own (the caller moves every "
       "record: br_ssl_engine_sendrec_buf / recvrec_buf); bio is the only transport");
   contract::ParseResult parsed = contract::parse_options(args, lacks);
@@ -49,11 +47,14 @@ and these notes:
   --cert FILE --key FILE
                         the chain and key decoded by br_pem_decoder, br_x509_decoder and br_skey_decoder
                         (RSA or EC, the pair checked), br_ssl_client_set_single_rsa / _ec
+  --pin-sha256 BASE64   (repeatable) once the chain verified, a certificate the peer sent or an anchor
+                        that issued one must carry a pinned SubjectPublicKeyInfo (RFC 7469): this
+                        adapter's check in its X.509 wrapper (BearSSL has no pin option)
   --resume              offer the session parameters of an earlier attempt
                         (br_ssl_engine_get/set_session_parameters: session IDs, BearSSL has no tickets)
 
 Not offered (exit 89): --tls-max 1.3, --transport fd, --verify-depth, --crl, --crl-all,
---ocsp-staple, --pin-sha256, --ns and the resolver's flags.
+--ocsp-staple, --ns and the resolver's flags.
 Exit: 0 every attempt ok, 1 any failed, 2 bad usage or unusable configuration, 89 not offered.
 )";
 }

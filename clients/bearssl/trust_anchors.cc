@@ -1,5 +1,7 @@
 #include "trust_anchors.h"
 
+#include "chain_check.h"
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -89,6 +91,7 @@ std::string TlsConfig::add_certificate(const std::string& der) {
     ta.pkey.key.ec.qlen = pk->key.ec.qlen;
   }
   anchors_.push_back(ta);
+  anchor_pins_.push_back(spki_pin(der));
   return "";
 }
 

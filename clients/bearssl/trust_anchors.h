@@ -20,6 +20,7 @@ class TlsConfig {
  public:
   const br_x509_trust_anchor* anchors() const { return anchors_.data(); }
   size_t anchor_count() const { return anchors_.size(); }
+  const std::vector<std::string>& anchor_pins() const { return anchor_pins_; }  // by anchor, for --pin-sha256
   const Identity& identity() const { return identity_; }
   Identity& identity() { return identity_; }
 
@@ -32,6 +33,7 @@ class TlsConfig {
   unsigned char* keep(const void* data, size_t len);
 
   std::vector<br_x509_trust_anchor> anchors_;
+  std::vector<std::string> anchor_pins_;
   std::deque<std::string> storage_;  // the anchors' DNs and keys (stable addresses)
   Identity identity_;                // --cert/--key
 };
