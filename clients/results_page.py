@@ -8,7 +8,9 @@ the recorded differences with their kind and reason; profile.toml's [disabled]).
 Writes one static HTML page: a section per gate, a column per client (tlsnb first), each cell the
 outcome as the reference's ("as tlsnb"), the recorded difference with its kind (bug, policy,
 limit) and reason, a skip with its reason, a failure, or "not run" (the default gate samples: the
-page says which gates ran whole). Filters by gate and by kind. Exit 2 on unreadable input; the
+page says which gates ran whole). Above them, the conformance view: the hostile rows by the RFC
+clause their scenario puts a client to the test on (hostile/scenarios.py), a clause's cell conforming
+or the worst kind its rows recorded. Filters by gate and by kind. Exit 2 on unreadable input; the
 page is a picture, never a verdict (the gates are).
 
     /usr/bin/python3 -m clients.results_page --junit build/junit --work build/work --out build/work/results.html
@@ -152,8 +154,17 @@ def dated(cell: Cell, seen: Seen) -> Cell:
 Observed = dict[str, dict[str, dict[str, Seen]]]   # gate -> client -> case -> its last observation
 
 
+SINCE = 0.0   # --since: a results file older than this was not written by the run being read
+
+
+def fresh(path: Path) -> bool:
+    """PATH exists and the run being read wrote it (its mtime not before --since)."""
+    return path.is_file() and path.stat().st_mtime >= SINCE
+
+
 def observed_now(clients: list[str], junit_dir: Path, work: Path, now: tuple[str, str]) -> Observed:
-    """Every cell the last run left (its JUnit files, the matrix's and PKITS's results), as observations."""
+    """Every cell the last run left (its JUnit files, the matrix's and PKITS's results), as observations;
+    with --since, only the files that run wrote (an older file's cells are not the run's to date)."""
     seen: Observed = {"matrix": matrix_now(clients, work, now)}
     for gate, (ref_file, client_files, _) in GATES.items():
         seen[gate] = {}
@@ -161,7 +172,8 @@ def observed_now(clients: list[str], junit_dir: Path, work: Path, now: tuple[str
             files = [junit_dir / f"{ref_file}.xml"] if c == "tlsnb" else \
                 sorted((junit_dir / f"{f.format(c=c)}.xml" for f in client_files),
                        key=lambda p: p.stat().st_mtime if p.is_file() else 0)
-            seen[gate][c] = {case: Seen(v, m, *now) for path in files for case, (v, m) in read_junit(path).items()}
+            seen[gate][c] = {case: Seen(v, m, *now) for path in files if fresh(path)
+                             for case, (v, m) in read_junit(path).items()}
     seen["pkits"] = pkits_now(clients, work, now)
     return seen
 
@@ -216,7 +228,7 @@ def matrix_now(clients: list[str], work: Path, now: tuple[str, str]) -> dict[str
     out: dict[str, dict[str, Seen]] = {}
     for c in clients:
         path = folder / f"{c}.json"
-        if not path.is_file():
+        if not fresh(path):
             continue
         try:
             result = json.loads(path.read_text())
@@ -265,7 +277,7 @@ REFUSED_TOO = " (its control refused too)"
 
 def pkits_now(clients: list[str], work: Path, now: tuple[str, str]) -> dict[str, dict[str, Seen]]:
     """client -> test -> its state (agree, skip, fail or the recorded kind) and outcome, from the newer run."""
-    runs = [work / run / "results.json" for run in PKITS_RUNS if (work / run / "results.json").is_file()]
+    runs = [work / run / "results.json" for run in PKITS_RUNS if fresh(work / run / "results.json")]
     found = max(runs, key=lambda p: p.stat().st_mtime) if runs else None
     out: dict[str, dict[str, Seen]] = {}
     if found is None:
@@ -391,8 +403,82 @@ def summary(clients: list[str], sections: dict) -> str:
     return f'<table class="sum"><tr><th></th>{head}</tr>{"".join(lines)}</table>'
 
 
+# A clause's cell: the worst of its rows' cells, in this order (the first found names the colour).
+CONFORMANCE_ORDER = ("fail", "bug", "policy", "limit", "skip", "none")
+
+
+def scenario_clauses() -> dict[str, tuple[str, str, bool]]:
+    """Each hostile row: (its scenario's clause, the requirement, whether tlsnb's own row says it
+    breaks it: a why that starts `tlsnb breaks`)."""
+    from harness.cases import load_cases, peer_specs
+    from hostile.scenarios import SCENARIOS
+    out = {}
+    for row in load_cases(ROOT / "hostile" / "hostile.toml"):
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
+                sc = SCENARIOS[words[1]]
+                out[row.case] = (sc.clause, sc.requires, (row.why or "").lstrip().startswith("tlsnb breaks"))
+                break
+    return out
+
+
+def conformance_tally(clients: list[str], hostile: tuple) -> dict[str, dict[str, int]]:
+    """Each client's clauses counted by their cell in the conformance view (conforms, bug, policy, ...)."""
+    rows, cells, _ = hostile
+    clauses = scenario_clauses()
+    by_clause: dict[str, list[str]] = {}
+    for case in rows:
+        by_clause.setdefault(clauses.get(case.split("/")[0], ("?", "", False))[0], []).append(case)
+    out: dict[str, dict[str, int]] = {c: {} for c in clients}
+    for cases in by_clause.values():
+        for c in clients:
+            word = clause_cell(c, cases, cells, clauses)[0]
+            out[c][word] = out[c].get(word, 0) + 1
+    return out
+
+
+def clause_cell(c: str, cases: list[str], cells: dict, clauses: dict) -> tuple[str, str, str]:
+    """A client's cell of one clause: its word, its text, its class."""
+    got = [cells[(case, c)] for case in cases]
+    states = [x.kind if x.state == "diff" else x.state for x in got if x.state != "na"]  # na: one transport
+    broken = c == "tlsnb" and any(clauses.get(case.split("/")[0], ("", "", False))[2] for case in cases)
+    worst = "bug" if broken else next((k for k in CONFORMANCE_ORDER if k in states), "agree")
+    if not states or all(x == "none" for x in states):
+        worst = "none" if states else "na"
+    counts = ", ".join(f"{k} {states.count(k)}" for k in CONFORMANCE_ORDER if states.count(k))
+    n = sum(x in ("same", "ref") for x in states)
+    word = {"agree": "conforms", "none": "not run", "na": "not asked"}.get(worst, worst)
+    return word, word + f" ({n} of {len(states)} as tlsnb" + (f"; {counts}" if counts else "") + ")", worst
+
+
+def conformance(clients: list[str], hostile: tuple) -> str:
+    """The hostile rows by RFC clause down the side, every client across: a clause's cell is conforming
+    (every row of it held as the reference's, green) or the worst of its rows' recorded kinds."""
+    rows, cells, _ = hostile
+    clauses = scenario_clauses()
+    by_clause: dict[str, list[str]] = {}
+    for case in rows:
+        clause = clauses.get(case.split("/")[0], ("?", "", False))[0]
+        by_clause.setdefault(clause, []).append(case)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in clients)
+    body = []
+    for clause in sorted(by_clause, key=lambda c: [int(x) if x.isdigit() else x for x in c.replace("-", ".").split(".")]):
+        tds = []
+        for c in clients:
+            _, text, cls = clause_cell(c, by_clause[clause], cells, clauses)
+            tds.append(f'<td class="{cls}">{html.escape(text)}</td>')
+        requires = "; ".join(sorted({clauses[k.split('/')[0]][1] for k in by_clause[clause] if k.split('/')[0] in clauses}))
+        body.append(f'<tr class="r" data-kinds=""><td class="case" title="{html.escape(requires, quote=True)}">'
+                    f'{html.escape(clause)}</td>{"".join(tds)}</tr>')
+    return (f'<section data-gate="conformance"><h2>conformance <span class="note">(the hostile rows by the RFC clause '
+            f'each puts a client to the test on, {len(by_clause)} clauses; a clause is <b>conforms</b> when each of its rows '
+            f'held the reference\'s own outcome, else the worst kind recorded; hover a clause for its requirements)</span></h2>'
+            f'<table><tr><th class="case">clause</th>{head}</tr>{"".join(body)}</table></section>')
+
+
 def page(clients: list[str], sections: dict, notes: dict) -> str:
-    gates = "".join(f'<label><input type="checkbox" class="gate" value="{g}" checked> {g}</label>' for g in sections)
+    gates = "".join(f'<label><input type="checkbox" class="gate" value="{g}" checked> {g}</label>'
+                    for g in ("conformance", *sections))
     kinds = "".join(f'<label><input type="checkbox" class="kind" value="{k}"{" checked" if k == "all" else ""}> {k}</label>'
                     for k in ("all", *KINDS, "fail"))
     body = "".join(section(g, clients, *sections[g], notes[g]) for g in sections)
@@ -403,7 +489,8 @@ def page(clients: list[str], sections: dict, notes: dict) -> str:
             f"Each cell is the latest observation of it the tree kept (harness/last_cells, written by <code>--full</code>) "
             f"or the last run made, with the tree it ran on and its age; only a cell no kept run ever ran says not run. The pkits section holds every client (tlsnb too) to NIST's verdict: "
             f"<b>agree</b> (green), or the recorded difference's kind; it is left out of the summary.</p>{summary(clients, sections)}"
-            f"<div class='bar'>gates: {gates} &nbsp; rows with: {kinds}</div>{body}<script>{SCRIPT}</script>")
+            f"<div class='bar'>gates: {gates} &nbsp; rows with: {kinds}</div>{conformance(clients, sections['hostile'])}{body}"
+            f"<script>{SCRIPT}</script>")
 
 
 def parse_args() -> argparse.Namespace:
@@ -414,6 +501,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--store", type=Path, default=cell_store.STORE,
                    help="the kept observations, a file a client (default harness/last_cells: committed)")
     p.add_argument("--tree", help="the tree the run ran on (default: this checkout's, as harness.crossings names it)")
+    p.add_argument("--since", type=float, default=0.0, metavar="EPOCH",
+                   help="only results files written at or after this time are the run's (lab_gate passes its start)")
     p.add_argument("--keep", action="store_true",
                    help="write this run's observations over the kept ones into --store (run_all.sh --full does)")
     return p.parse_args()
@@ -424,7 +513,9 @@ def store_size(store: Path) -> int:
 
 
 def main() -> int:
+    global SINCE
     args = parse_args()
+    SINCE = args.since
     if not args.junit.is_dir():
         print(f"results_page.py: --junit: '{args.junit}' is not a folder (run the gates first: ./run_all.sh)", file=sys.stderr)
         return 2
@@ -451,6 +542,10 @@ def main() -> int:
              for c in clients}
     print(f"results page: {args.out} ({total} rows, {len(clients)} clients; never run: "
           f"{', '.join(f'{c} {n}' for c, n in never.items())})")
+    words = ("conforms", *KINDS, "skip", "fail", "not run", "not asked")
+    print("conformance, clauses by their cell: " + " ".join(f"{w:>9}" for w in words))
+    for c, tally in conformance_tally(clients, sections["hostile"]).items():
+        print(f"  {c:<32} " + " ".join(f"{tally.get(w, 0):>9}" for w in words))
     if args.keep:
         for c in clients:
             cell_store.save(c, {g: seen[g].get(c, {}) for g in seen}, args.store)

@@ -22,7 +22,7 @@ set(TLSLAB_CERTS_DIR ${CMAKE_BINARY_DIR}/certs/out)
 set(TLSLAB_WORK_DIR ${CMAKE_BINARY_DIR}/work)
 file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 
-# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [CORES <n>] [COST <s>] COMMAND <cmd...>)
+# tlslab_gate(NAME <name> LABELS <label...> TIMEOUT <s> [CORES <n>] [COST <s>] [DRAWN] COMMAND <cmd...>)
 # One gate = one CTest test. CORES: how many cores the gate keeps busy by itself (default 1: one
 # process at a time, or a gate that mostly waits), its CTest PROCESSORS: harness/lab_gate.py runs
 # every label in one CTest run at twice the machine's cores, so two busy gates or four waiting ones
@@ -31,6 +31,8 @@ file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 # COST: about how many seconds the gate takes in the whole gate (`lab_gate.py --profile` prints them),
 # CTest's scheduling hint on a tree with no timing of its own yet (a fresh clone): the long gates
 # start first, so that none of them is left alone at the end. A wrong figure costs time, never a verdict.
+# DRAWN: a client's sampled crossing, skipped (exit 77, CTest's SKIP_RETURN_CODE, with one line saying
+# why) in a tree whose draw of clients does not take it and whose inputs are unchanged (harness/crossings.py).
 # Every gate runs from the source root: a Python gate is a module of the folder it names
 # (`${Python3_EXECUTABLE} -m faults.faults_gate ...`), importing the lab library as the package
 # `harness`, with no PYTHONPATH and no link; by hand, the same command from the root.
@@ -42,7 +44,7 @@ file(MAKE_DIRECTORY ${TLSLAB_WORK_DIR})
 # to TLSLAB_CPU_DIR/<name>.json. The command keeps its shape (`.../python3 -m MODULE ...`), which
 # mutants/ and unit harness_gate_lists read from CTest. Any other command runs as given (not measured).
 function(tlslab_gate)
-  cmake_parse_arguments(G "" "NAME;TIMEOUT;CORES;COST" "LABELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(G "DRAWN" "NAME;TIMEOUT;CORES;COST" "LABELS;COMMAND" ${ARGN})
   if(NOT G_TIMEOUT)
     message(FATAL_ERROR "tlslab_gate(${G_NAME}): TIMEOUT is required")
   endif()
@@ -63,6 +65,9 @@ function(tlslab_gate)
     ENVIRONMENT "TLSLAB_CERTS=${TLSLAB_CERTS_DIR};TLSLAB_WORK=${TLSLAB_WORK_DIR};TLSLAB_GATE_TEST=${G_NAME}")
   if(G_COST)
     set_tests_properties(${G_NAME} PROPERTIES COST ${G_COST})
+  endif()
+  if(G_DRAWN)  # a client's sampled crossing: exit 77 (harness/crossings.py SKIPPED) when the tree does not draw it
+    set_tests_properties(${G_NAME} PROPERTIES SKIP_RETURN_CODE 77)
   endif()
 endfunction()
 

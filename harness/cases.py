@@ -502,9 +502,10 @@ def selected_unknown(rows: list[CaseRow], only: list[str]) -> list[str]:
     return [o for o in only if o not in ids]
 
 
-def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) -> int:
+def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None, draw=None) -> int:
     """The whole of a case gate's script: flags, rows, seed, the cases, the tally. With --client
-    the rows are asked of a client under test (its profile, its record of differences)."""
+    the rows are asked of a client under test (its profile, its record of differences). DRAW(rows,
+    seed, client), given, adds the cases a sampled crossing draws beside its --sample (printed)."""
     from .args import gate_args
     from .gate import choose_seed
     from .rows import bad_input
@@ -534,6 +535,8 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
               f"sampled ({' '.join(ns.sample)}): " + ("its inputs are as at its last green whole run" if tracked else
                                                         "the default gate's sample (label full runs every row)")),
               flush=True)
+        if not whole:
+            crossings.skip_unless_drawn(name, room)
         ns.only, sampled = ([], False) if whole else (list(ns.sample), True)
     try:
         rows = load_cases(ns.rows)
@@ -548,6 +551,10 @@ def gate_main(name: str, doc: str, default_rows: Path, extra=None, before=None) 
             case_record(profile, name, client_cells(rows, profile) if ns.rows.resolve() == default_rows.resolve() else None)
     except (ClientError, RowError) as e:
         bad_input(prog, e)
+    if sampled and draw is not None:
+        from .gate import tree_seed
+        ns.only += [c for c in draw(rows, ns.seed if ns.seed is not None else tree_seed()[0], profile.name)
+                    if c not in ns.only]
     if sampled and record is not None:
         ns.only += recorded_kinds(record, ns.seed, lambda case: case in ns.only or case.rsplit("/", 1)[0] in ns.only)
     ns.only, empty = expand_globs(ns.only, case_names(rows))

@@ -38,7 +38,7 @@ class Seen:
 
 
 def clean(text: str) -> str:
-    return " ".join(text.split())[:TEXT_MAX]
+    return " ".join(text.split())[:TEXT_MAX].rstrip()   # cut at a space: none left at the end (a round trip keeps it)
 
 
 def load(client: str, store: Path = STORE) -> dict[str, dict[str, Seen]]:

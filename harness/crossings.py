@@ -42,6 +42,11 @@ GATE_INPUTS = {
               "shims/heap_live.c"],
 }
 REFERENCE = "tlsnb"
+# A tree's sampled crossings take this many of the clients under test, the rest waiting for another
+# tree (drawn()): the default gate's cost stays that of DRAWN_PER_TREE clients however many rooms
+# there are, while a crossing whose inputs changed runs whole in any tree, drawn or not.
+DRAWN_PER_TREE = 8
+SKIPPED = 77   # a sampled crossing's exit when its client is not the tree's draw (CTest's SKIP_RETURN_CODE)
 # A room's records, one file a gate (harness/record.py): a crossing rests on its own gate's, not on the others'.
 RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known", "bench")
 
@@ -146,6 +151,49 @@ def whole_reason(gate: str, client: str, root: Path = ROOT) -> Optional[str]:
     return None
 
 
+def clients_under_test(root: Path = ROOT) -> list[str]:
+    """The rooms with a profile, the reference's left out, sorted."""
+    return sorted(p.parent.name for p in (root / "clients").glob("*/profile.toml") if p.parent.name != REFERENCE)
+
+
+def drawn(root: Path = ROOT) -> list[str]:
+    """The clients under test whose sampled crossings this tree runs: DRAWN_PER_TREE consecutive ones
+    of the sorted list (wrapping round), from an offset the tree's seed picks (harness/gate.py's
+    tree_seed): one tree, one draw, and each client is drawn by DRAWN_PER_TREE of every N offsets.
+    TLSLAB_DRAW=all draws every client (a person's look at all of them in one default run)."""
+    from .gate import tree_seed
+    names = clients_under_test(root)
+    if len(names) <= DRAWN_PER_TREE or os.environ.get("TLSLAB_DRAW") == "all":
+        return names
+    start = tree_seed(root)[0] % len(names)
+    return sorted(names[(start + i) % len(names)] for i in range(DRAWN_PER_TREE))
+
+
+def not_drawn(client: Optional[str], root: Path = ROOT) -> Optional[str]:
+    """Why a sampled crossing of CLIENT does not run in this tree (it is not the tree's draw), or None."""
+    if not client or client == REFERENCE or client not in clients_under_test(root):
+        return None
+    names = drawn(root)
+    if client in names:
+        return None
+    return (f"not this tree's draw: a tree's sampled crossings take {len(names)} of the "
+            f"{len(clients_under_test(root))} clients under test ({', '.join(names)}: "
+            "harness/crossings.py DRAWN_PER_TREE, TLSLAB_DRAW=all for every one); its inputs are as at its "
+            "last green whole run")
+
+
+def skip_unless_drawn(gate: str, client: Optional[str]) -> None:
+    """A sampled crossing whose inputs are unchanged: exit SKIPPED, with one line, unless the tree draws CLIENT."""
+    if why := not_drawn(client):
+        print(f"{gate} {client}: skipped: {why}", flush=True)
+        sys.exit(SKIPPED)
+
+
+def runs_in_tree(gate: str, client: str, root: Path = ROOT) -> bool:
+    """Whether the default gate crosses CLIENT over GATE in this tree (whole, or drawn for its sample)."""
+    return whole_reason(gate, client, root) is not None or not_drawn(client, root) is None
+
+
 def record_green(gate: str, client: str, figures: str, root: Path = ROOT) -> None:
     """A whole run of the crossing held every row: its inputs' digest, the date, the tree and its figures."""
     path = root / RECORD.relative_to(ROOT)
@@ -186,7 +234,10 @@ def main() -> int:
             if gate != "pkits" and client == REFERENCE:
                 continue
             why = whole_reason(gate, client)
-            print(f"{key(gate, client):<22} {'whole: ' + why if why else 'sampled: inputs as at its last green whole run'}")
+            skip = None if why or gate == "pkits" else not_drawn(client)
+            print(f"{key(gate, client):<22} " + (f"whole: {why}" if why else "skipped: not this tree's draw" if skip
+                                                  else "sampled: inputs as at its last green whole run"))
+    print(f"this tree's draw: {', '.join(drawn())} ({DRAWN_PER_TREE} of {len(clients_under_test())} a tree)")
     return 0
 
 

@@ -27,6 +27,7 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Optional
 
 from .layout import CASE_FILES, ROOT
 from .outcomes import OutcomeNames, UnknownOutcome
@@ -159,8 +160,9 @@ def collect(names: OutcomeNames, clients: Path = ROOT / "clients") -> list[Findi
                 recorded = text_of(record.expected(case, reference(case))[0] if gate in CASE_FILES else d.got)
                 f.cases.append(Shown(gate, case, expected, recorded, rel(d.where)))
     found.update({f.id: f for f in sweep_findings(clients)})
+    clauses = hostile_clauses()
     for f in found.values():
-        finish(f)
+        finish(f, clauses)
     return list(found.values())
 
 
@@ -182,9 +184,26 @@ def sweep_findings(clients: Path = ROOT / "clients") -> list[Finding]:
     return out
 
 
-def finish(f: Finding) -> None:
-    """The RFC sections its why cites, NIST's verdict, the reproducer of its first case, its report."""
-    f.rfc = list(dict.fromkeys(RFC.findall(f.why)))
+def hostile_clauses() -> dict[str, str]:
+    """Each hostile row's case -> its scenario's clause as the RFC names it (rfc8446-4.1.4 -> RFC 8446 4.1.4)."""
+    from .cases import load_cases, peer_specs
+    from hostile.scenarios import SCENARIOS
+    out = {}
+    for row in load_cases(ROOT / "hostile" / "hostile.toml"):
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
+                rfc, _, section = SCENARIOS[words[1]].clause.partition("-")
+                out[row.case] = f"RFC {rfc.removeprefix('rfc')}" + (f" {section}" if section else "")
+                break
+    return out
+
+
+def finish(f: Finding, clauses: Optional[dict[str, str]] = None) -> None:
+    """The RFC sections its why cites and its hostile rows' clauses, NIST's verdict, the reproducer of
+    its first case, its report."""
+    clauses = hostile_clauses() if clauses is None else clauses
+    named = [clauses[s.case.split("/")[0]] for s in f.cases if s.gate == "hostile" and s.case.split("/")[0] in clauses]
+    f.rfc = list(dict.fromkeys(named + RFC.findall(f.why)))
     pkits = [s for s in f.cases if s.gate == "pkits"]
     f.nist = "; ".join(f"{s.case}: {s.expected.removeprefix('NIST: ')}" for s in pkits)
     if f.cases:
@@ -254,11 +273,15 @@ def bench_record(path: Path, client: str) -> Record:
 
 
 def checked_runs(work: Path) -> dict:
-    path = work / "repro" / "checked.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
+    """Each bug's reproducer's last run: the kept ones (harness/last_repro.json, committed) with this
+    build's (BUILD/work/repro/checked.json) over them."""
+    out = {}
+    for path in (ROOT / "harness" / "last_repro.json", work / "repro" / "checked.json"):
+        try:
+            out.update(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            pass
+    return out
 
 
 # ---- the page ------------------------------------------------------------------------------------

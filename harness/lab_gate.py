@@ -387,6 +387,7 @@ def once(ns, tests: list[Test], labels: list[str], tag: str = "") -> Run:
     if ns.full:
         env["TLSLAB_FULL"] = "1"
     print(f"== ctest -L {' '.join(labels)} (-j {ns.jobs}){tag}", flush=True)
+    started = time.time()
     run = run_ctest(ns.build_dir, labels, ns.jobs, ns.build_dir / f"ctest{tag.replace(' ', '-')}.log", env,
                     ns.tests, ns.exclude)
     chosen = selected(ns, tests, labels)
@@ -394,18 +395,20 @@ def once(ns, tests: list[Test], labels: list[str], tag: str = "") -> Run:
     if ns.profile:
         profile(junit, tests, run)
     if {"clients", "pkits"} & set(labels):   # the gates that cross every client
-        results_page(junit, ns.build_dir / "work", keep=ns.full)
+        results_page(junit, ns.build_dir / "work", keep=ns.full, since=started)
     return run
 
 
-def results_page(junit: Path, work: Path, keep: bool = False) -> None:
+def results_page(junit: Path, work: Path, keep: bool = False, since: float = 0.0) -> None:
     """The one picture of every client (clients/results_page.py): written after a run that crossed
     the clients, its path printed; never part of the verdict. KEEP (a --full run): its observations
     are written over the kept ones (harness/last_cells, committed), which the page shows for every
-    cell a later run does not run."""
+    cell a later run does not run. SINCE: the run's start, so that a results file an earlier run
+    left in the work folder is not dated as this run's."""
     out = work / "results.html"
     done = subprocess.run([*python_command(ROOT / "clients" / "results_page.py"), "--junit", str(junit),
-                           "--work", str(work), "--out", str(out), *(["--keep"] if keep else [])],
+                           "--work", str(work), "--out", str(out), "--since", f"{since:.3f}",
+                           *(["--keep"] if keep else [])],
                           capture_output=True, text=True, cwd=ROOT)
     print((done.stdout or done.stderr).strip() or f"results page: exit {done.returncode}", flush=True)
 

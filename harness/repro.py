@@ -15,7 +15,9 @@ the leak gate's one row. Exit 0 when the client showed what is recorded, 1 when 
     /usr/bin/python3 -m harness.repro --check --sample 2     # two of them, drawn by the tree's seed
 
 --check writes BUILD/work/repro/checked.json (finding -> whether it showed the recorded outcome, the
-date and the tree), which the findings page (harness/findings.py) shows beside each bug.
+date and the tree), which the findings page (harness/findings.py) shows beside each bug; --keep (the
+full label's harness_repro_check) also writes every run into harness/last_repro.json, committed, so a
+fresh clone's page shows each reproducer's last run with its tree and date.
 """
 from __future__ import annotations
 
@@ -309,7 +311,10 @@ def show(client: str, gate: str, case: str, s: Shown) -> None:
 
 # ---- --check: every bug's reproducer --------------------------------------------------------------
 
-def check(build: Build, sample: int, only: list[str]) -> int:
+KEPT = ROOT / "harness" / "last_repro.json"   # every reproducer's last run a --check --keep made (committed)
+
+
+def check(build: Build, sample: int, only: list[str], keep: bool = False) -> int:
     from .findings import collect
     bugs = [f for f in collect(OutcomeNames(Path("/usr/include/openssl"))) if f.kind == "bug" and f.repro_args]
     if only:
@@ -337,6 +342,16 @@ def check(build: Build, sample: int, only: list[str]) -> int:
                       "tree": tree(), "command": f.repro}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+    if keep:
+        try:
+            store = json.loads(KEPT.read_text())
+        except (OSError, ValueError):
+            store = {}
+        ids = {f.id for f in collect(OutcomeNames(Path("/usr/include/openssl"))) if f.kind == "bug"}
+        store = {k: v for k, v in store.items() if k in ids}    # a bug no longer recorded leaves the store
+        store.update({f.id: kept[f.id] for f in bugs})
+        KEPT.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
+        print(f"repro: kept {len(bugs)} runs in {KEPT.relative_to(ROOT)} ({len(store)} bugs there)", flush=True)
     print(f"repro: {path}: {sum(v['shows'] for v in kept.values())} of {len(kept)} reproducers kept there showed "
           f"the recorded outcome", flush=True)
     return gate.finish()
@@ -354,10 +369,11 @@ def main() -> int:
     p.add_argument("--check", action="store_true", help="run every bug's reproducer (harness/findings.py)")
     p.add_argument("--sample", type=int, default=0, help="with --check: only N, drawn by the tree's seed")
     p.add_argument("--only", nargs="*", default=[], help="with --check: the findings whose id holds one of these")
+    p.add_argument("--keep", action="store_true", help="with --check: keep the runs in harness/last_repro.json (committed)")
     ns = p.parse_args()
     build = Build(ns.build_dir.resolve())
     if ns.check:
-        return check(build, ns.sample, ns.only)
+        return check(build, ns.sample, ns.only, ns.keep)
     if not (ns.client and ns.gate and ns.case):
         print("repro.py: give --client, --gate and --case (or --check)", file=sys.stderr)
         return 2

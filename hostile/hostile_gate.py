@@ -10,6 +10,7 @@ response with `openssl s_client` and with tlsnb on both transports; if it does n
         --io-shim build/shims/libtlslab_io.so [--only CASE] [--list]
     /usr/bin/python3 -m hostile.hostile_gate --list-scenarios    # name, TLS version, clause, requirement
 """
+import hashlib
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,28 @@ def known_scenarios(rows: Path) -> None:
                                                   f"{words[1]} sets it: a row must show that its bug happened)")
 
 
+def clause_group(clause: str) -> str:
+    """A clause's group: its RFC and top-level section (rfc8446-4.1.3 -> rfc8446-4; rfc5746 -> rfc5746)."""
+    rfc, _, section = clause.partition("-")
+    return f"{rfc}-{section.split('.')[0]}" if section else rfc
+
+
+def clause_draw(rows, seed: int, client: str) -> list[str]:
+    """A sampled crossing's draw beside its fixed rows: one row of every clause group, picked by the
+    tree's seed and the client's name (two clients draw differently in one tree; one tree draws the same),
+    so over trees every client meets every clause of every group. Printed, one line."""
+    groups: dict[str, list[str]] = {}
+    for row in rows:
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
+                groups.setdefault(clause_group(SCENARIOS[words[1]].clause), []).append(row.case)
+                break
+    salt = int.from_bytes(hashlib.sha256(client.encode()).digest()[:4], "big")
+    picked = {g: cases[(seed + salt) % len(cases)] for g, cases in sorted(groups.items())}
+    print("clause groups drawn: " + ", ".join(f"{g}: {c}" for g, c in picked.items()), flush=True)
+    return list(picked.values())
+
+
 def list_scenarios() -> int:
     """One tab-separated line a scenario: its name, TLS version, clause and requirement."""
     for s in SCENARIOS.values():
@@ -92,4 +115,5 @@ def interop(ns) -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--list-scenarios"]:
         sys.exit(list_scenarios())
-    sys.exit(gate_main("hostile", __doc__, Path(__file__).resolve().parent / "hostile.toml", before=interop))
+    sys.exit(gate_main("hostile", __doc__, Path(__file__).resolve().parent / "hostile.toml", before=interop,
+                      draw=clause_draw))

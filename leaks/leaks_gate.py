@@ -303,6 +303,7 @@ def main() -> int:
         print(f"leaks {room or ns.client or 'tlsnb'}: " + (f"whole: {whole}" if whole else
               f"sampled ({' '.join(ns.sample)}): its inputs are as at its last green whole run"), flush=True)
         if not whole:
+            crossings.skip_unless_drawn("leaks", room)
             ns.only, ns.no_valgrind, sampled = list(ns.sample), True, True
     try:
         ns.profile = gate_client(ns.client, ns.tlsnb, ns.build_dir)

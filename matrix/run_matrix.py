@@ -328,6 +328,8 @@ def main() -> int:
         if args.list:
             print("\n".join(row.name for row in selected))
             return 0
+        if sampled:
+            crossings.skip_unless_drawn("matrix", room)
         client = gate_client(args.client, args.tlsnb, args.build_dir)
         record_file = None if client.reference else client_record(
             client, {r.name: r for r in rows.rows}, names, TRANSPORTS if client.has("--transport") else ("bio",))

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import crossings
+from .. import crossings, gate as gate_module
 from ..gate import Gate
 
 
@@ -106,7 +106,42 @@ def main() -> int:
         crossings.record_green("matrix", "go", "a figure", root)
         gate.check("full-asked", crossings.whole_reason("matrix", "go", root) == "asked (--full)", "TLSLAB_FULL=1")
         del os.environ["TLSLAB_FULL"]
+    draw(gate)
     return gate.finish()
+
+
+def draw(gate: Gate) -> None:
+    """Twelve clients under test: a tree draws DRAWN_PER_TREE of them, the same twice, never the
+    reference; the others are skipped with a reason unless their inputs changed; twelve trees (one file
+    changed each time) draw every client at least once."""
+    os.environ.pop("TLSLAB_DRAW", None)
+    with tempfile.TemporaryDirectory() as folder:
+        root = tree(Path(folder))
+        for i in range(9):
+            (root / f"clients/c{i}/profile.toml").parent.mkdir(parents=True)
+            (root / f"clients/c{i}/profile.toml").write_text(f"name = 'c{i}'\n")
+        names = crossings.clients_under_test(root)
+        first, again = crossings.drawn(root), crossings.drawn(root)
+        gate.check("draw/size", len(names) == 12 and len(first) == crossings.DRAWN_PER_TREE,
+                   f"{len(first)} of {len(names)} drawn")
+        gate.check("draw/same-tree-same-draw", first == again, f"{first} then {again}")
+        skipped = [c for c in names if crossings.not_drawn(c, root)]
+        gate.check("draw/the-rest-skipped", sorted(skipped + first) == names and crossings.not_drawn("tlsnb", root) is None,
+                   f"skipped {skipped}")
+        left = skipped[0]
+        crossings.record_green("hostile", left, "a figure", root)
+        gate.check("draw/skipped-while-unchanged", not crossings.runs_in_tree("hostile", left, root), left)
+        (root / "clients" / left / "hostile.toml").write_text("# changed\n")
+        gate.check("draw/whole-once-changed", crossings.runs_in_tree("hostile", left, root), left)
+        seen = set(first)
+        for i in range(12):
+            (root / "servers" / "other.py").write_text(f"# {i}\n")
+            gate_module.tree_seed.cache_clear()
+            seen |= set(crossings.drawn(root))
+        gate.check("draw/every-client-comes-up", seen == set(names), f"never drawn: {sorted(set(names) - seen)}")
+        os.environ["TLSLAB_DRAW"] = "all"
+        gate.check("draw/all-asked", crossings.drawn(root) == names, "TLSLAB_DRAW=all")
+        del os.environ["TLSLAB_DRAW"]
 
 
 if __name__ == "__main__":
