@@ -51,7 +51,7 @@ PACKAGES=(cmake ninja-build pkg-config clang-14 libclang-rt-14-dev libssl-dev op
           libc-ares-dev libidn2-dev valgrind gdb iproute2 util-linux python3 python3-trustme python3-dnslib
           python3-cryptography python3-cryptography-vectors python3-yaml stress-ng strace   # -vectors: NIST's PKITS (pkits/); strace: the loop counted for Go (harness/loop.py)
           gcovr llvm-14   # gcovr: coverage/coverage.py only (gcc's gcov); llvm-14: the sanitizers' llvm-symbolizer
-          python3-uvloop libcurl4-openssl-dev libgnutls28-dev golang-go nodejs libmbedtls-dev libwolfssl-dev libboost-dev)   # the clients under test
+          python3-uvloop libcurl4-openssl-dev libgnutls28-dev golang-go nodejs libmbedtls-dev libwolfssl-dev libboost-dev android-libboringssl-dev)   # the clients under test
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -16,6 +16,7 @@ page is a picture, never a verdict (the gates are).
 from __future__ import annotations
 
 import argparse
+import datetime
 import html
 import json
 import sys
@@ -25,6 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from harness import cell_store
+from harness.cell_store import Seen
+from harness.crossings import tree
 from harness.layout import CASE_FILES
 from harness.record import KINDS, Difference, Record
 from harness.rows import RowError
@@ -32,14 +36,16 @@ from pkits import table as pkits_table
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = ROOT / "clients"
-# gate -> (the reference's JUnit file, a client's JUnit file pattern, the client's record file)
+# gate -> (the reference's JUnit file, a client's JUnit files: the sampled crossing's and the whole one's
+# (label full), the older first, the client's record file)
 GATES = {
-    "faults": ("faults", "faults_{c}", "faults.toml"),
-    "leaks": ("leaks", "leaks_{c}", "leaks.toml"),
-    "hostile": ("hostile", "hostile_{c}", "hostile.toml"),
-    "client": ("client", "client_{c}", "client.toml"),
-    "dns": ("dns", "dns_{c}", "dns.toml"),
+    "faults": ("faults", ("faults_{c}",), "faults.toml"),
+    "leaks": ("leaks", ("leaks_{c}", "leaks_full_{c}"), "leaks.toml"),
+    "hostile": ("hostile", ("hostile_{c}", "hostile_full_{c}"), "hostile.toml"),
+    "client": ("client", ("client_sample_{c}", "client_{c}"), "client.toml"),
+    "dns": ("dns", ("dns_{c}",), "dns.toml"),
 }
+ASKED_WITH = {"dns": "--ns"}   # a gate a client is crossed on only when its profile has the flag
 FULL_ONLY = {"client"}  # crossed over the clients under label full only
 
 
@@ -49,6 +55,8 @@ class Cell:
     text: str = ""
     kind: str = ""
     why: str = ""
+    tree: str = ""      # the tree the observation was made on, and its date (harness/cell_store.py)
+    date: str = ""
 
 
 class PageError(Exception):
@@ -96,20 +104,31 @@ def disabled_of(client: str) -> dict[str, str]:
     return tomllib.loads(path.read_text()).get("disabled", {})
 
 
+def flags_of(client: str) -> list[str]:
+    path = CLIENTS / client / "profile.toml"
+    return tomllib.loads(path.read_text()).get("flags", []) if path.is_file() else []
+
+
 def case_record(records: Record, case: str) -> Optional[Difference]:
     """A record names a case as the gate does (`Plain`, `Plain/bio`) or by its row (`Plain`)."""
     return records.get(case) or records.get(case.split("/")[0])
 
 
-def gate_cell(gate: str, client: str, case: str, junit: dict, records: Record, disabled: dict) -> Cell:
-    found = junit.get(case)
+def gate_cell(gate: str, client: str, case: str, seen: dict[str, Seen], records: Record, disabled: dict) -> Cell:
+    found = seen.get(case)
     reason = disabled.get(f"{gate}:{case}") or disabled.get(f"{gate}:{case.split('/')[0]}")
     if found is None:
         if reason:
             return Cell("skip", "disabled", why=reason)
-        one_transport = case.endswith("/fd") and not any(k.endswith("/fd") for k in junit)
-        return Cell("none", "one transport (bio)" if junit and one_transport else "not run")
-    verdict, message = found
+        if client != "tlsnb" and gate in ASKED_WITH and ASKED_WITH[gate] not in flags_of(client):
+            return Cell("na", f"not asked (no {ASKED_WITH[gate]})")
+        if client != "tlsnb" and case.endswith("/fd") and "--transport" not in flags_of(client):
+            return Cell("na", "one transport (bio)")
+        return Cell("none", "not run")
+    return dated(judged_cell(client, case, found.verdict, found.text, records), found)
+
+
+def judged_cell(client: str, case: str, verdict: str, message: str, records: Record) -> Cell:
     if verdict == "FAIL":
         return Cell("fail", "FAIL", why=message[:300])
     record = case_record(records, case)
@@ -125,21 +144,65 @@ def gate_cell(gate: str, client: str, case: str, junit: dict, records: Record, d
     return Cell("same", "as tlsnb")
 
 
-def gate_section(gate: str, clients: list[str], junit_dir: Path) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
-    ref_file, client_file, record_file = GATES[gate]
-    per_client = {"tlsnb": read_junit(junit_dir / f"{ref_file}.xml")}
-    for c in clients[1:]:
-        per_client[c] = read_junit(junit_dir / f"{client_file.format(c=c)}.xml")
+def dated(cell: Cell, seen: Seen) -> Cell:
+    cell.tree, cell.date = seen.tree, seen.date
+    return cell
+
+
+Observed = dict[str, dict[str, dict[str, Seen]]]   # gate -> client -> case -> its last observation
+
+
+def observed_now(clients: list[str], junit_dir: Path, work: Path, now: tuple[str, str]) -> Observed:
+    """Every cell the last run left (its JUnit files, the matrix's and PKITS's results), as observations."""
+    seen: Observed = {"matrix": matrix_now(clients, work, now)}
+    for gate, (ref_file, client_files, _) in GATES.items():
+        seen[gate] = {}
+        for c in clients:
+            files = [junit_dir / f"{ref_file}.xml"] if c == "tlsnb" else \
+                sorted((junit_dir / f"{f.format(c=c)}.xml" for f in client_files),
+                       key=lambda p: p.stat().st_mtime if p.is_file() else 0)
+            seen[gate][c] = {case: Seen(v, m, *now) for path in files for case, (v, m) in read_junit(path).items()}
+    seen["pkits"] = pkits_now(clients, work, now)
+    return seen
+
+
+def observed(clients: list[str], junit_dir: Path, work: Path, store: Path, now: tuple[str, str]) -> Observed:
+    """The kept observations (harness/last_cells) with the last run's laid over them."""
+    fresh = observed_now(clients, junit_dir, work, now)
+    out: Observed = {}
+    for c in clients:
+        try:
+            kept = cell_store.load(c, store)
+        except ValueError as e:
+            raise PageError(str(e)) from e
+        mine = cell_store.merged(kept, {g: fresh[g].get(c, {}) for g in fresh})
+        for gate, cases in mine.items():
+            out.setdefault(gate, {})[c] = cases
+    for gate in fresh:
+        out.setdefault(gate, {})
+        for c in clients:
+            out[gate].setdefault(c, {})
+    return out
+
+
+def reference_row(case: str, rows: list[str]) -> str:
+    if case in rows:
+        return case
+    crossed = [r for r in (f"{case}/bio", f"{case}/fd") if r in rows]
+    return crossed[0] if crossed else case
+
+
+def gate_section(gate: str, clients: list[str], seen: Observed) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
+    per_client = dict(seen[gate])
     rows: list[str] = list(per_client["tlsnb"])
     for c in clients[1:]:
         # a client without --transport runs a row once, as the case itself (Plain for Plain/bio): its
-        # cell goes on the reference's bio row
-        per_client[c] = {(f"{case}/bio" if case not in rows and f"{case}/bio" in rows else case): v
-                         for case, v in per_client[c].items()}
+        # cell goes on the reference's bio row, or on its one row of a row that has one transport (X/fd)
+        per_client[c] = {reference_row(case, rows): v for case, v in per_client[c].items()}
         rows += [case for case in per_client[c] if case not in rows]
     cells = {}
     for c in clients:
-        records = read_record(c, record_file)
+        records = read_record(c, GATES[gate][2])
         disabled = disabled_of(c) if c != "tlsnb" else {}
         for case in rows:
             cells[(case, c)] = gate_cell(gate, c, case, per_client[c], records, disabled)
@@ -147,71 +210,97 @@ def gate_section(gate: str, clients: list[str], junit_dir: Path) -> tuple[list[s
     return rows, cells, ran
 
 
-def matrix_section(clients: list[str], work: Path) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
+def matrix_now(clients: list[str], work: Path, now: tuple[str, str]) -> dict[str, dict[str, Seen]]:
+    """client -> row -> the row's cells as one observation: `ran` and their outcomes, or `problem` and why."""
     folder = work / "matrix" / "results"
-    results = {}
+    out: dict[str, dict[str, Seen]] = {}
     for c in clients:
         path = folder / f"{c}.json"
-        if path.is_file():
-            try:
-                results[c] = json.loads(path.read_text())
-            except ValueError as e:
-                raise PageError(f"{path}: not a results file ({e})") from e
-    rows: list[str] = []
-    by = {}
-    for c, result in results.items():
+        if not path.is_file():
+            continue
+        try:
+            result = json.loads(path.read_text())
+        except ValueError as e:
+            raise PageError(f"{path}: not a results file ({e})") from e
+        by: dict[str, list[dict]] = {}
         for cell in result.get("cells", []):
-            if cell["row"] not in rows:
-                rows.append(cell["row"])
-            by.setdefault((cell["row"], c), []).append(cell)
+            by.setdefault(cell["row"], []).append(cell)
+        out[c] = {row: Seen("problem", next(x["problem"] for x in mine if x.get("problem")), *now)
+                  if any(x.get("problem") for x in mine) else Seen("ran", short(mine), *now) for row, mine in by.items()}
+    return out
+
+
+def matrix_section(clients: list[str], seen: Observed) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
+    order = {name: i for i, name in enumerate(matrix_rows())}
+    rows = sorted({row for c in clients for row in seen["matrix"].get(c, {})}, key=lambda r: (order.get(r, len(order)), r))
     cells = {}
     for c in clients:
         records = read_record(c, "matrix.toml")
+        mine = seen["matrix"].get(c, {})
         for row in rows:
-            mine = by.get((row, c))
-            if not mine:
+            found = mine.get(row)
+            if found is None:
                 cells[(row, c)] = Cell("none", "not run")
-            elif any(x.get("problem") for x in mine):
-                cells[(row, c)] = Cell("fail", "could not run", why=next(x["problem"] for x in mine if x.get("problem")))
+            elif found.verdict == "problem":
+                cells[(row, c)] = dated(Cell("fail", "could not run", why=found.text), found)
             elif c == "tlsnb":
-                cells[(row, c)] = Cell("ref", short(mine))
+                cells[(row, c)] = dated(Cell("ref", found.text), found)
             elif r := records.get(row):
-                cells[(row, c)] = Cell("diff", short(mine), r.kind, r.why)
+                cells[(row, c)] = dated(Cell("diff", found.text, r.kind, r.why), found)
             else:
-                cells[(row, c)] = Cell("same", "as tlsnb")
-    ran = {c: c in results for c in clients}
+                cells[(row, c)] = dated(Cell("same", "as tlsnb"), found)
+    ran = {c: bool(seen["matrix"].get(c)) for c in clients}
     return rows, cells, ran
+
+
+def matrix_rows() -> list[str]:
+    """matrix/rows.toml's row names in its order (the page's order of the matrix section)."""
+    return [t["name"] for t in tomllib.loads((ROOT / "matrix" / "rows.toml").read_text()).get("row", [])]
 
 
 PKITS_RUNS = ("pkits_full", "pkits")   # the whole suite's run, the default gate's sample: the newer one
 PKITS_STATES = {"agree": "agree", "skip": "skip", "fail": "fail", "unrecorded": "fail"}
+REFUSED_TOO = " (its control refused too)"
 
 
-def pkits_section(clients: list[str], work: Path) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
-    """PKITS (pkits/): NIST's tests down the side, every client across (tlsnb too: NIST is the reference),
-    each cell coloured by its agreement with NIST's verdict or the kind of its recorded difference."""
+def pkits_now(clients: list[str], work: Path, now: tuple[str, str]) -> dict[str, dict[str, Seen]]:
+    """client -> test -> its state (agree, skip, fail or the recorded kind) and outcome, from the newer run."""
     runs = [work / run / "results.json" for run in PKITS_RUNS if (work / run / "results.json").is_file()]
     found = max(runs, key=lambda p: p.stat().st_mtime) if runs else None
+    out: dict[str, dict[str, Seen]] = {}
     if found is None:
-        return [], {}, {c: False for c in clients}
+        return out
     try:
         result = json.loads(found.read_text())
     except ValueError as e:
         raise PageError(f"{found}: not a results file ({e})") from e
-    rows = [f"{t['test']} {t['name']}" + ("" if t["settings"] == "-" else f" [{t['settings']}]") + f": {t['verdict']}"
-            for t in result["tests"]]
-    label = {t["test"]: row for t, row in zip(result["tests"], rows)}
-    cells = {(row, c): Cell("none", "not run") for row in rows for c in clients}
     for x in result["cells"]:
-        if x["client"] not in clients:
-            continue
-        state = PKITS_STATES.get(x["state"], "diff")
-        text = (x["outcome"] or "").replace("handshake/X509_V_ERR_", "x509:").replace("handshake/SSL_R_", "ssl:")
-        if x["state"] == "agree" and x.get("control_refused"):
-            text += " (its control refused too)"
-        cells[(label[x["test"]], x["client"])] = Cell(state, text or x["state"],
-                                                      x["state"] if state == "diff" else "", x.get("why", ""))
-    ran = {c: c in result["clients"] for c in clients}
+        if x["client"] in clients:
+            text = (x["outcome"] or "").replace("handshake/X509_V_ERR_", "x509:").replace("handshake/SSL_R_", "ssl:")
+            if x["state"] == "agree" and x.get("control_refused"):
+                text += REFUSED_TOO
+            out.setdefault(x["client"], {})[x["test"]] = Seen(x["state"], text or x["state"], *now)
+    return out
+
+
+def pkits_section(clients: list[str], seen: Observed) -> tuple[list[str], dict[tuple[str, str], Cell], dict]:
+    """PKITS (pkits/): NIST's tests down the side, every client across (tlsnb too: NIST is the reference),
+    each cell coloured by its agreement with NIST's verdict or the kind of its recorded difference."""
+    observed_tests = {t for c in clients for t in seen["pkits"].get(c, {})}
+    tests = [t for t in pkits_table.rows() if t.test in observed_tests]
+    rows = [f"{t.test} {t.name}" + ("" if t.settings == "-" else f" [{t.settings}]") + f": {t.verdict}" for t in tests]
+    cells = {(row, c): Cell("none", "not run") for row in rows for c in clients}
+    for c in clients:
+        records = read_record(c, "pkits.toml")
+        for t, row in zip(tests, rows):
+            found = seen["pkits"].get(c, {}).get(t.test)
+            if found is None:
+                continue
+            state = PKITS_STATES.get(found.verdict, "diff")
+            d = records.get(t.test) if state == "diff" else None
+            cells[(row, c)] = dated(Cell(state, found.text, found.verdict if state == "diff" else "",
+                                         d.why if d else ""), found)
+    ran = {c: bool(seen["pkits"].get(c)) for c in clients}
     return rows, cells, ran
 
 
@@ -235,8 +324,10 @@ table { border-collapse: collapse; table-layout: fixed; width: 100%; }
 th, td { border: 1px solid #ccc; padding: 2px 5px; vertical-align: top; overflow-wrap: anywhere; font-size: 12px; }
 th { background: #f3f3f3; position: sticky; top: 0; } td.case { width: 16em; font-family: monospace; }
 td.same { color: #999; } td.ref { color: #222; } td.none { color: #bbb; background: #fafafa; }
+td.na { color: #bbb; }
 td.skip { background: #eee; color: #777; } td.fail { background: #f8c9c9; } td.agree { background: #d6f5d6; }
 td.bug { background: #ffc4c4; } td.policy { background: #d9e8ff; } td.limit { background: #fff1c9; }
+.seen { color: #999; font-size: 10px; display: block; }
 .k { font-weight: bold; margin-right: 4px; } .why { color: #555; font-size: 11px; display: block; }
 .bar { position: sticky; top: 0; background: #fff; padding: 6px 0; z-index: 2; border-bottom: 1px solid #ddd; }
 .bar label { margin-right: 12px; } table.sum td { text-align: right; } table.sum { width: auto; }
@@ -256,13 +347,18 @@ document.querySelectorAll('input').forEach(e => e.addEventListener('change', app
 """
 
 
+TODAY = datetime.date.today()
+
+
 def render_cell(cell: Cell) -> str:
     cls = cell.kind if cell.state == "diff" and cell.kind in KINDS else cell.state
     mark = f'<span class="k">{cell.kind}</span>' if cell.state == "diff" else ""
     brief = cell.why if len(cell.why) <= 110 else cell.why[:105].rsplit(" ", 1)[0] + " ..."
     why = f'<span class="why">{html.escape(brief)}</span>' if cell.why and cell.state != "same" else ""
     title = f' title="{html.escape(cell.why, quote=True)}"' if cell.why else ""
-    return f'<td class="{cls}"{title}>{mark}{html.escape(cell.text)}{why}</td>'
+    age = Seen("", "", cell.tree, cell.date).age(TODAY) if cell.date else ""
+    seen = f'<span class="seen">{html.escape(cell.tree)}, {age}</span>' if cell.tree else ""
+    return f'<td class="{cls}"{title}>{mark}{html.escape(cell.text)}{why}{seen}</td>'
 
 
 def section(gate: str, clients: list[str], rows: list[str], cells: dict, ran: dict, full_note: str) -> str:
@@ -280,7 +376,7 @@ def section(gate: str, clients: list[str], rows: list[str], cells: dict, ran: di
 def summary(clients: list[str], sections: dict) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in clients[1:])
     lines = []
-    for label in ("as tlsnb", *KINDS, "skip", "fail", "not run"):
+    for label in ("as tlsnb", *KINDS, "skip", "fail", "not asked", "not run"):
         tds = []
         for c in clients[1:]:
             n = 0
@@ -288,7 +384,8 @@ def summary(clients: list[str], sections: dict) -> str:
                 for row in rows if gate != "pkits" else []:   # pkits' cells are judged by NIST, not by tlsnb
                     cell = cells[(row, c)]
                     n += {"as tlsnb": cell.state == "same", "skip": cell.state == "skip", "fail": cell.state == "fail",
-                          "not run": cell.state == "none"}.get(label, cell.state == "diff" and cell.kind == label)
+                          "not run": cell.state == "none", "not asked": cell.state == "na"}.get(
+                        label, cell.state == "diff" and cell.kind == label)
             tds.append(f"<td>{n}</td>")
         lines.append(f"<tr><th>{label}</th>{''.join(tds)}</tr>")
     return f'<table class="sum"><tr><th></th>{head}</tr>{"".join(lines)}</table>'
@@ -302,9 +399,9 @@ def page(clients: list[str], sections: dict, notes: dict) -> str:
     return (f"<!doctype html><meta charset='utf-8'><title>tlslab: every client</title><style>{STYLE}</style>"
             f"<h1>tlslab: every gate's rows, every client</h1><p class='note'>Each cell (hover it for the whole reason): <b>as tlsnb</b> (the client "
             f"held the reference's own expectation), a recorded difference with its kind (<b>bug</b>, <b>policy</b>, "
-            f"<b>limit</b>) and reason, a skip (exit 89 or disabled, with why), a failure of the last run, or not run. "
-            f"The default gate samples the matrix and the leak rows and runs the client rows under <code>--full</code> only: "
-            f"each section says what ran. The pkits section holds every client (tlsnb too) to NIST's verdict: "
+            f"<b>limit</b>) and reason, a skip (exit 89 or disabled, with why), a failure, or not run. "
+            f"Each cell is the latest observation of it the tree kept (harness/last_cells, written by <code>--full</code>) "
+            f"or the last run made, with the tree it ran on and its age; only a cell no kept run ever ran says not run. The pkits section holds every client (tlsnb too) to NIST's verdict: "
             f"<b>agree</b> (green), or the recorded difference's kind; it is left out of the summary.</p>{summary(clients, sections)}"
             f"<div class='bar'>gates: {gates} &nbsp; rows with: {kinds}</div>{body}<script>{SCRIPT}</script>")
 
@@ -314,7 +411,16 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--junit", type=Path, required=True, help="the folder of the gates' JUnit files (build/junit)")
     p.add_argument("--work", type=Path, required=True, help="the lab's work folder (build/work: the matrix's cells)")
     p.add_argument("--out", type=Path, required=True, help="the page to write")
+    p.add_argument("--store", type=Path, default=cell_store.STORE,
+                   help="the kept observations, a file a client (default harness/last_cells: committed)")
+    p.add_argument("--tree", help="the tree the run ran on (default: this checkout's, as harness.crossings names it)")
+    p.add_argument("--keep", action="store_true",
+                   help="write this run's observations over the kept ones into --store (run_all.sh --full does)")
     return p.parse_args()
+
+
+def store_size(store: Path) -> int:
+    return sum(p.stat().st_size for p in store.glob("*.tsv"))
 
 
 def main() -> int:
@@ -324,10 +430,11 @@ def main() -> int:
         return 2
     clients = clients_here()
     try:
-        sections = {"matrix": matrix_section(clients, args.work)}
+        seen = observed(clients, args.junit, args.work, args.store, (args.tree or tree(), TODAY.isoformat()))
+        sections = {"matrix": matrix_section(clients, seen)}
         for gate in GATES:
-            sections[gate] = gate_section(gate, clients, args.junit)
-        sections["pkits"] = pkits_section(clients, args.work)
+            sections[gate] = gate_section(gate, clients, seen)
+        sections["pkits"] = pkits_section(clients, seen)
     except PageError as e:
         print(f"results_page.py: {e}", file=sys.stderr)
         return 2
@@ -340,7 +447,14 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page(clients, sections, notes))
     total = sum(len(rows) for rows, _, _ in sections.values())
-    print(f"results page: {args.out} ({total} rows, {len(clients)} clients)")
+    never = {c: sum(cells[(r, c)].state == "none" for g, (rows, cells, _) in sections.items() for r in rows)
+             for c in clients}
+    print(f"results page: {args.out} ({total} rows, {len(clients)} clients; never run: "
+          f"{', '.join(f'{c} {n}' for c, n in never.items())})")
+    if args.keep:
+        for c in clients:
+            cell_store.save(c, {g: seen[g].get(c, {}) for g in seen}, args.store)
+        print(f"results page: kept every cell's last observation in {args.store} ({store_size(args.store)} bytes)")
     return 0
 
 

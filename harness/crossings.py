@@ -34,7 +34,8 @@ RECORD = ROOT / "harness" / "last_full.toml"
 # counts the loop; the proxy that cuts the wire).
 GATE_INPUTS = {
     "matrix": ["matrix/rows.toml", "certs/pki.toml", "servers/tls_server.py"],   # the lab cells' server
-    "hostile": ["hostile/hostile.toml", "hostile/peer.py", "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
+    "hostile": ["hostile/hostile.toml", "hostile/peer.py", "hostile/bugs.py", "hostile/scenarios.py",
+                "hostile/tls13.py", "hostile/tls12.py", "shims/io_shim.c"],
     "pkits": ["pkits/tests.tsv"],
     "faults": ["faults/faults.toml", "servers/tls_server.py", "shims/io_shim.c", "proxy"],
     "leaks": ["leaks/leaks.toml", "servers/tls_server.py", "servers/bulk_server.py", "shims/heap_shim.c",
@@ -42,7 +43,7 @@ GATE_INPUTS = {
 }
 REFERENCE = "tlsnb"
 # A room's records, one file a gate (harness/record.py): a crossing rests on its own gate's, not on the others'.
-RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known")
+RECORDS = ("client", "faults", "hostile", "dns", "leaks", "matrix", "pkits", "alloc_sweep_known", "bench")
 
 
 def inputs(gate: str, client: str, root: Path = ROOT) -> list[str]:

@@ -394,16 +394,19 @@ def once(ns, tests: list[Test], labels: list[str], tag: str = "") -> Run:
     if ns.profile:
         profile(junit, tests, run)
     if {"clients", "pkits"} & set(labels):   # the gates that cross every client
-        results_page(junit, ns.build_dir / "work")
+        results_page(junit, ns.build_dir / "work", keep=ns.full)
     return run
 
 
-def results_page(junit: Path, work: Path) -> None:
+def results_page(junit: Path, work: Path, keep: bool = False) -> None:
     """The one picture of every client (clients/results_page.py): written after a run that crossed
-    the clients, its path printed; never part of the verdict."""
+    the clients, its path printed; never part of the verdict. KEEP (a --full run): its observations
+    are written over the kept ones (harness/last_cells, committed), which the page shows for every
+    cell a later run does not run."""
     out = work / "results.html"
     done = subprocess.run([*python_command(ROOT / "clients" / "results_page.py"), "--junit", str(junit),
-                           "--work", str(work), "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
+                           "--work", str(work), "--out", str(out), *(["--keep"] if keep else [])],
+                          capture_output=True, text=True, cwd=ROOT)
     print((done.stdout or done.stderr).strip() or f"results page: exit {done.returncode}", flush=True)
 
 

@@ -192,6 +192,27 @@ def hostile_rows() -> str:
     return "\n".join(lines)
 
 
+def hostile_scenarios() -> str:
+    """hostile/scenarios.py: each scenario's version, clause, requirement and the bugs it sets."""
+    from hostile.scenarios import SCENARIOS
+    lines = ["| scenario | TLS | clause | what a client must do | the peer's bugs (bugs.py) |", "|---|---|---|---|---|"]
+    for s in SCENARIOS.values():
+        bugs = ", ".join(f"`{f}={getattr(s.bugs, f)!r}`".replace("'", "") for f in s.bugs.set()) or "none (a control)"
+        lines.append(f"| {s.name} | {s.version} | {s.clause} | {cell(s.requires)} | {bugs} |")
+    return "\n".join(lines)
+
+
+def hostile_bugs() -> str:
+    """hostile/bugs.py: every field, its type and what it does."""
+    from hostile.bugs import BUGS
+    lines = ["| field | type | what the peer does | the self-test's reader sees |", "|---|---|---|---|"]
+    from hostile.peer_selftest import CHECKS
+    for b in BUGS.values():
+        kind = b.type.__name__ + (f" ({', '.join(b.choices)})" if b.choices else "")
+        lines.append(f"| {b.name} | {kind} | {cell(b.does)} | {cell(CHECKS[b.name][0]) if b.name in CHECKS else '-'} |")
+    return "\n".join(lines)
+
+
 def recorded_cases(profile: Profile, label: str) -> dict[str, str]:
     """The cases of a case gate (LABEL) that PROFILE's record holds a difference for, with its kind
     (several entries applying: their kinds joined), read as the gate reads them (harness/record.py)."""
@@ -424,6 +445,8 @@ TABLES: dict[str, tuple[Path, Callable[[], str]]] = {
     "matrix-rows": (ROOT / "matrix" / "README.md", matrix_rows),
     "hostile-rows": (ROOT / "hostile" / "README.md", hostile_rows),
     "hostile-clients": (ROOT / "hostile" / "README.md", hostile_clients),
+    "hostile-scenarios": (ROOT / "hostile" / "README.md", hostile_scenarios),
+    "hostile-bugs": (ROOT / "hostile" / "README.md", hostile_bugs),
     "hang-guards": (ROOT / "README.md", hang_guards),
     "lower-bounds": (ROOT / "README.md", lower_bounds),
     "clients-rooms": (ROOT / "clients" / "README.md", clients_rooms),

@@ -371,6 +371,8 @@ class Record:
                 self._write_keyed(case, full, keys)
             else:
                 self._write_case(case, full)
+        if self.keys == ("case",) and self.cases is not None:
+            self.coalesce()
         rank = {c: i for i, c in enumerate(order)}
 
         def position(d: Difference) -> int:
@@ -417,6 +419,24 @@ class Record:
                          {"case": case}, [case], [], list(without), source.reason if source else "")
         self.all.append(new)
         self.entries[case] = new
+
+    def coalesce(self) -> None:
+        """Entries of one case each that only add the same `without` terms to a glob entry, one for every
+        case the glob holds, with its kind and why (a term the rows gained that none of its cases holds,
+        for the glob's own reason): the terms join the glob, one fact written once, not once a case."""
+        for g in list(self.globs):
+            members = self.members(g)
+            own = [self.entries.get(c) for c in members]
+            if not members or any(d is None or d is g or d.got is not None or d.names != [c] or
+                                  (d.kind, d.why, d.reason) != (g.kind, g.why, g.reason)
+                                  for c, d in zip(members, own)):
+                continue
+            if any(d.without != own[0].without for d in own):
+                continue
+            g.without = g.without + [t for t in own[0].without if t not in g.without]
+            for c, d in zip(members, own):
+                self.all.remove(d)
+                del self.entries[c]
 
     def _detach(self, d: Difference, case: str) -> None:
         """CASE leaves entry D (named among several: the others keep it; alone: the entry goes)."""

@@ -8,12 +8,14 @@ response with `openssl s_client` and with tlsnb on both transports; if it does n
 
     /usr/bin/python3 -m hostile.hostile_gate --tlsnb build/client/tlsnb --certs build/certs/out \\
         --io-shim build/shims/libtlslab_io.so [--only CASE] [--list]
+    /usr/bin/python3 -m hostile.hostile_gate --list-scenarios    # name, TLS version, clause, requirement
 """
 import subprocess
 import sys
 from pathlib import Path
 
-from harness.cases import gate_main, load_cases, peer_specs
+from harness.cases import PLACEHOLDER, gate_main, load_cases, peer_specs
+from harness.expect import parse
 from harness.peers import hostile_peer
 from harness.rows import bad_input
 from harness.runs import die_with_parent, run_tlsnb
@@ -39,12 +41,29 @@ def s_client_ok(certs: str, port: int) -> str:
 
 
 def known_scenarios(rows: Path) -> None:
-    """Every hostile peer of ROWS names a scenario of peer.py: exit 2 (file:line) otherwise."""
+    """Every hostile peer of ROWS names a scenario of scenarios.py, and the row holds a count of every
+    field the scenario sets (`server.fired[FIELD]=N`: it happened, or why it could not, N=0 with the
+    row's why): exit 2 (file:line) otherwise."""
     for row in load_cases(rows):
         for kind, *words in peer_specs(row.peers):
-            if kind == "hostile" and (len(words) < 2 or words[1] not in SCENARIOS):
+            if kind != "hostile":
+                continue
+            if len(words) < 2 or words[1] not in SCENARIOS:
                 bad_input(Path(sys.argv[0]).name, f"{row.where}: {row.case}: hostile needs CERT SCENARIO, "
-                                                  f"SCENARIO one of peer.py's (peer.py --help)")
+                                                  f"SCENARIO one of scenarios.py's (--list-scenarios)")
+            held = {c.sub for c in parse(PLACEHOLDER.sub("0", row.expect)).compares
+                    if c.source == "server" and c.key == "fired"}
+            if missing := [f for f in SCENARIOS[words[1]].bugs.set() if f not in held]:
+                bad_input(Path(sys.argv[0]).name, f"{row.where}: {row.case}: the row holds no count of "
+                                                  f"{', '.join(f'server.fired[{f}]' for f in missing)} (scenario "
+                                                  f"{words[1]} sets it: a row must show that its bug happened)")
+
+
+def list_scenarios() -> int:
+    """One tab-separated line a scenario: its name, TLS version, clause and requirement."""
+    for s in SCENARIOS.values():
+        print(f"{s.name}\t{s.version}\t{s.clause}\t{s.requires}")
+    return 0
 
 
 def interop(ns) -> None:
@@ -71,4 +90,6 @@ def interop(ns) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--list-scenarios"]:
+        sys.exit(list_scenarios())
     sys.exit(gate_main("hostile", __doc__, Path(__file__).resolve().parent / "hostile.toml", before=interop))

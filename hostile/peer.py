@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""The hostile peer: a TLS 1.3 server of the lab's own that breaks the protocol on purpose.
+"""The hostile peer: a TLS 1.3 (or 1.2) server of the lab's own that breaks the protocol on purpose.
 
-One --scenario per run (SCENARIOS below, one line each, in the spirit of BoringSSL's runner
-ProtocolBugs): `normal` is a correct server (X25519 or P-256, AES-128-GCM or ChaCha20-Poly1305,
-ECDSA P-256 or RSA-PSS), every other scenario is one deviation from it. An HTTP/1.1 request gets
-a 200 with a Content-Length body. Binds port 0, prints `READY <port>`, and on SIGTERM prints one
-`REPORT {json}` line (what it sent and received, by message) and exits 0.
+One --scenario per run (scenarios.py): `normal` is a correct server (X25519 or P-256, AES-128-GCM
+or ChaCha20-Poly1305, ECDSA P-256 or RSA-PSS), every other scenario a combination of bugs.py's
+typed fields (BoringSSL runner's ProtocolBugs). Each field is read here as `self.bugs.FIELD`, and
+wherever it acts it counts one in the REPORT's `fired` table (`self.fired("FIELD")`): a scenario
+that did not happen shows as a missing count, never as a quiet pass. An HTTP/1.1 request gets a
+200 with a Content-Length body. Binds port 0, prints `READY <port>`, and on SIGTERM prints one
+`REPORT {json}` line (what it sent and received, by message; what fired) and exits 0.
 
     /usr/bin/python3 hostile/peer.py --chain CERTS/leaf-ecdsa.pem --key CERTS/leaf-ecdsa.key --scenario normal
 """
@@ -25,6 +27,7 @@ import time
 from collections import Counter
 from typing import Callable, Optional
 
+from bugs import STAPLES, WARNINGS
 from scenarios import SCENARIOS
 from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
 from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
@@ -36,19 +39,8 @@ from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, C
                    load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
                    x25519_pair, x25519_shared)
 
-# The staples of the staple-* scenarios (RFC 6960 4.2.1's OCSPResponse, by hand): each one way a
-# staple is not a basic response a client can verify. --staple FILE staples a real one.
-STAPLES = {
-    "staple-not-der": b"this is not an OCSP response",
-    "staple-one-byte": b"\x30",                                             # a SEQUENCE's tag, no length
-    "staple-try-later": bytes.fromhex("3003" "0a0103"),                     # responseStatus tryLater, no bytes
-    "staple-not-basic": bytes.fromhex("3016" "0a0100" "a011" "300f"         # successful, responseBytes:
-                                      "06092b0601050507300102" "04023000"),  # id-pkix-ocsp-nonce, OCTET STRING
-}
-
-MID_REQUEST = "tls12-renegotiation-mid-request"
-BACKLOG_PAUSE_S = 0.3   # MID_REQUEST: how long the peer reads nothing after its HelloRequest
-BODY_WAIT_S = 2.0       # MID_REQUEST: how long the peer waits for body bytes behind the request's first record
+BACKLOG_PAUSE_S = 0.3   # renegotiate_mid_request: how long the peer reads nothing after its HelloRequest
+BODY_WAIT_S = 2.0       # renegotiate_mid_request: how long the peer waits for body bytes behind the request's first record
 SOCKET_TIMEOUT_S = 5.0  # a client that stops talking ends the connection, never the peer
 STOP_GRACE_S = 2.0      # on SIGTERM, how long connections may finish reading before the REPORT
 MAX_RECORD = 1 << 14
@@ -77,6 +69,8 @@ class Report:
         self.received: Counter = Counter()
         self.alerts_received: Counter = Counter()
         self.errors: Counter = Counter()
+        # bugs.py's field -> how many times it acted: every field the scenario sets, 0 until it acts
+        self.fired: Counter = Counter({bug: 0 for bug in SCENARIOS[scenario].bugs.set()})
 
     def bump(self, table: Counter, key: str, n: int = 1) -> None:
         with self.lock:
@@ -86,14 +80,15 @@ class Report:
         with self.lock:
             return {"scenario": self.scenario, **self.counts, "sent": dict(self.sent),
                     "received": dict(self.received), "alerts_received": dict(self.alerts_received),
-                    "errors": dict(self.errors)}
+                    "errors": dict(self.errors), "fired": dict(self.fired)}
 
 
 class Conn:
     """One connection: the wire, the transcript, both directions' protection, the scenario."""
 
     def __init__(self, sock: socket.socket, cfg: argparse.Namespace, report: Report):
-        self.sock, self.cfg, self.report, self.sc = sock, cfg, report, cfg.scenario
+        self.sock, self.cfg, self.report = sock, cfg, report
+        self.bugs = SCENARIOS[cfg.scenario].bugs
         self.inbuf = b""
         self.hs_in = b""
         self.transcript = b""
@@ -103,7 +98,11 @@ class Conn:
         self.client_asked_status = False  # status_request in the ClientHello: a staple may be sent
         self.owed_key_update = False  # we asked for a KeyUpdate; the client's next data must follow one
         self.cork: Optional[bytearray] = None  # records held back to leave in one write (uncork())
-        self.app_held = b""  # application data that arrived between handshake messages (MID_REQUEST)
+        self.app_held = b""  # application data that arrived between handshake messages (renegotiate_mid_request)
+
+    def fired(self, bug: str, n: int = 1) -> None:
+        """Bug BUG (a field of bugs.py) acted N times."""
+        self.report.bump(self.report.fired, bug, n)
 
     # --- the wire -------------------------------------------------------------------------------
 
@@ -155,7 +154,7 @@ class Conn:
         """The client's next whole handshake message (header included)."""
         while len(self.hs_in) < 4 or len(self.hs_in) < 4 + int.from_bytes(self.hs_in[1:4], "big"):
             ctype, body = self.next_record()
-            if ctype == APPDATA and self.sc == MID_REQUEST:  # legal in TLS 1.2 before the client's CCS
+            if ctype == APPDATA and self.bugs.renegotiate_mid_request:  # legal in TLS 1.2 before the client's CCS
                 self.app_held += body
                 self.report.bump(self.report.counts, "app_during_renegotiation")
                 continue
@@ -175,7 +174,7 @@ class Conn:
     def plain_handshake(self, msg: bytes) -> None:
         self.transcript += msg
         name = MESSAGE_NAMES[msg[0]]
-        size = 1 if self.sc == "hs-one-byte" else MAX_RECORD
+        size = self.fragment_size()
         for at in range(0, len(msg), size):
             self.send(record(HANDSHAKE, msg[at:at + size]), name)
 
@@ -183,7 +182,8 @@ class Conn:
         """Encrypted handshake messages, packed into records as the scenario says."""
         for m in msgs:
             self.transcript += m
-        if self.sc == "hs-packed":
+        if self.bugs.pack_flight:
+            self.fired("pack_flight")
             blob = b"".join(msgs)
             for at in range(0, len(blob), MAX_RECORD):
                 self.send(self.tx.seal(HANDSHAKE, blob[at:at + MAX_RECORD]), "packed-flight")
@@ -193,51 +193,69 @@ class Conn:
 
     def protected_message(self, m: bytes) -> None:
         name = MESSAGE_NAMES.get(m[0], str(m[0]))
-        size = 1 if self.sc == "hs-one-byte" else MAX_RECORD
+        size = self.fragment_size()
         pieces = [m[at:at + size] for at in range(0, len(m), size)]
-        if self.sc == "alert-mid-message" and m[0] == CERTIFICATE:
+        if self.bugs.alert_inside_certificate and m[0] == CERTIFICATE:
             half = len(m) // 2
             pieces = [m[:half], None, m[half:]]
         for p in pieces:
             if p is None:
                 self.send(self.tx.seal(ALERT, alert(112, level=1)), "alert:unrecognized_name")
+                self.fired("alert_inside_certificate")
             else:
                 self.send(self.tx.seal(HANDSHAKE, p), name)
+
+    def fragment_size(self) -> int:
+        """The bytes of a handshake message a record carries (one message's fragments counted once)."""
+        if self.bugs.handshake_fragment:
+            self.fired("handshake_fragment")
+            return self.bugs.handshake_fragment
+        return MAX_RECORD
 
     def server_hello(self, ch: ClientHello, group: int, share: bytes, random: bytes,
                      suite: Optional[int] = None) -> bytes:
         exts = extension(EXT_SUPPORTED_VERSIONS, struct.pack(">H", TLS13))
         exts += extension(EXT_KEY_SHARE, struct.pack(">H", group) + (u16(share) if share else b""))
-        sid = b"\x01" * 32 if self.sc == "session-id-mismatch" else ch.session_id
+        sid = ch.session_id
+        if self.bugs.session_id_mismatch:
+            sid = b"\x01" * 32
+            self.fired("session_id_mismatch")
         body = struct.pack(">H", TLS12) + random + u8(sid) + struct.pack(">HB", suite or self.suite, 0) + u16(exts)
         return message(SERVER_HELLO, body)
 
-    def hello_retry(self, ch: ClientHello, group: int) -> ClientHello:
-        """Send a HelloRetryRequest for GROUP; the retried ClientHello."""
+    def hello_retry(self, ch: ClientHello, group: int, bug: str = "") -> ClientHello:
+        """Send a HelloRetryRequest for GROUP (the act of field BUG, if one); the retried ClientHello."""
         self.transcript = bytes([254, 0, 0, 32]) + hashlib.sha256(self.transcript).digest()
         self.plain_handshake(self.server_hello(ch, group, b"", HRR_RANDOM))
+        if bug:
+            self.fired(bug)
         ch2 = parse_client_hello(self.next_handshake())
         self.transcript += ch2.raw
         return ch2
 
     def certificate(self) -> bytes:
         chain = load_chain(self.cfg.chain)
-        if self.sc == "cert-60k":
+        if self.bugs.chain_padding_kib:
             ca = load_chain(self.cfg.ca)[0]
-            chain += [ca] * (60 * 1024 // (len(ca) + 5))
+            chain += [ca] * (self.bugs.chain_padding_kib * 1024 // (len(ca) + 5))
+            self.fired("chain_padding_kib")
         entries = [u24(der) + u16(b"") for der in chain]
-        staple = STAPLES.get(self.sc, self.cfg.staple_der)
+        staple = STAPLES[self.bugs.staple] if self.bugs.staple else self.cfg.staple_der
         if staple and self.client_asked_status:  # CertificateStatus: status_type ocsp (1), the response
             entries[0] = u24(chain[0]) + u16(extension(EXT_STATUS_REQUEST, b"\x01" + u24(staple)))
             self.report.bump(self.report.sent, "staple")
+            if self.bugs.staple:
+                self.fired("staple")
         return message(CERTIFICATE, u8(b"") + u24(b"".join(entries)))
 
     def encrypted_extensions(self) -> bytes:
         exts = b""
-        if self.sc == "ee-duplicate-extension":
-            exts = extension(EXT_SERVER_NAME, b"") * 2
-        elif self.sc == "ee-unsolicited-extension":
-            exts = extension(EXT_ALPN, u16(u8(b"h2")))
+        if self.bugs.ee_duplicate_server_name:
+            exts += extension(EXT_SERVER_NAME, b"") * 2
+            self.fired("ee_duplicate_server_name")
+        if self.bugs.ee_unsolicited_alpn:
+            exts += extension(EXT_ALPN, u16(u8(self.bugs.ee_unsolicited_alpn.encode())))
+            self.fired("ee_unsolicited_alpn")
         return message(ENCRYPTED_EXTENSIONS, u16(exts))
 
     def handshake(self) -> bool:
@@ -251,21 +269,25 @@ class Conn:
             raise PeerClosed("the client did not offer TLS 1.3")
         self.suite = next(s for s in ((CHACHA20, AES_128_GCM) if self.cfg.suite == "chacha20" else
                                       (AES_128_GCM, CHACHA20)) if s in ch.suites)
-        want = SECP256R1 if self.sc in ("hrr", "hrr-twice") or self.cfg.group == "p256" else X25519
+        want = SECP256R1 if "p256" in (self.bugs.retry_group, self.cfg.group) else X25519
         if want not in ch.shares:
-            ch = self.hello_retry(ch, want)
-            if self.sc == "hrr-twice":
-                self.hello_retry(ch, want)
+            ch = self.hello_retry(ch, want, "retry_group" if self.bugs.retry_group else "")
+            if self.bugs.retry_twice:
+                self.hello_retry(ch, want, "retry_twice")
                 return False
         share, shared = key_share(want, ch.shares[want])
-        if self.sc == "group-not-offered":
-            self.plain_handshake(self.server_hello(ch, 0x1234, os.urandom(32), os.urandom(32)))
+        if self.bugs.server_share_group:
+            self.plain_handshake(self.server_hello(ch, self.bugs.server_share_group, os.urandom(32), os.urandom(32)))
+            self.fired("server_share_group")
             self.next_record()
             return False
-        suite = 0x1304 if self.sc == "suite-not-offered" else None
+        suite = self.bugs.server_suite or None
+        if suite:
+            self.fired("server_suite")
         self.plain_handshake(self.server_hello(ch, want, share, os.urandom(32), suite))
-        if self.sc == "ccs-compat":
+        if self.bugs.ccs_before_encrypted_extensions:
             self.send(record(CCS, b"\x01"), "ChangeCipherSpec")
+            self.fired("ccs_before_encrypted_extensions")
         schedule = Schedule()
         c_hs, s_hs = schedule.handshake(shared, self.th())
         self.tx, self.rx = Protection(self.suite, s_hs), Protection(self.suite, c_hs)
@@ -282,12 +304,15 @@ class Conn:
     def server_flight(self, s_hs: bytes) -> None:
         key = load_key(self.cfg.key)
         ee, cert = self.encrypted_extensions(), self.certificate()
-        signed_hash = hashlib.sha256(self.transcript + ee + (b"" if self.sc == "cv-wrong-transcript" else cert)).digest()
+        signed_hash = hashlib.sha256(self.transcript + ee + (b"" if self.bugs.cv_skip_certificate else cert)).digest()
+        if self.bugs.cv_skip_certificate:
+            self.fired("cv_skip_certificate")
         cv = message(CERTIFICATE_VERIFY, struct.pack(">H", scheme_of(key)) +
                      u16(sign(key, certificate_verify_input(signed_hash))))
         mac = finished_mac(s_hs, hashlib.sha256(self.transcript + ee + cert + cv).digest())
-        if self.sc == "bad-finished":
+        if self.bugs.finished_flip_bit:
             mac = bytes([mac[0] ^ 1]) + mac[1:]
+            self.fired("finished_flip_bit")
         self.protected_flight([ee, cert, cv, message(FINISHED, mac)])
 
     # --- after the handshake ----------------------------------------------------------------------
@@ -313,35 +338,57 @@ class Conn:
         self.tx.update()
 
     def before_response(self) -> bool:
-        """What the scenario sends between the handshake and the response; False when it ended it."""
-        sc = self.sc
-        if sc == "rst-after-finished":
+        """What the bugs send between the handshake and the response; False when one ended it."""
+        bugs = self.bugs
+        if bugs.rst_after_finished:
             self.reset()
+            self.fired("rst_after_finished")
             return False
-        simple = {
-            "ccs-after-handshake": lambda: self.send(record(CCS, b"\x01"), "ChangeCipherSpec"),
-            "keyupdate-100": lambda: self.burst(lambda: self.key_update(0), 100),
-            "keyupdate-bad-value": lambda: self.post(HANDSHAKE, message(KEY_UPDATE, b"\x02"), "KeyUpdate"),
-            "tickets-50": lambda: self.burst(lambda: self.post(HANDSHAKE, self.ticket(), "NewSessionTicket"), 50),
-            "ticket-60k": lambda: self.send_big_message(self.ticket(60 * 1024), "NewSessionTicket"),
-            "ticket-unknown-extension": lambda: self.post(HANDSHAKE, self.ticket(exts=struct.pack(">HH", 0x7777, 0)),
-                                                          "NewSessionTicket"),
-            "certificate-request-post": lambda: self.post(HANDSHAKE, message(CERTIFICATE_REQUEST, u8(b"\x01") +
-                                                                            u16(extension(13, u16(b"\x04\x03")))),
-                                                          "CertificateRequest"),
-            "warning-alert": lambda: self.post(ALERT, alert(112, level=1), "alert:unrecognized_name"),
-            "user-canceled": lambda: self.post(ALERT, alert(90, level=1), "alert:user_canceled"),
-            "empty-records-32": lambda: [self.post(APPDATA, b"", "empty") for _ in range(32)],
-            "empty-records-1000": lambda: [self.post(APPDATA, b"", "empty") for _ in range(1000)],
-            "unknown-content-type": lambda: self.send(record(99, b"\x00" * 20), "type-99"),
-            "unknown-inner-type": lambda: self.post(99, b"\x00" * 20, "inner-type-99"),
-            "no-inner-type": lambda: self.send(self.sealed_padding_only(), "padding-only"),
-            "record-overflow-plaintext": lambda: self.post(APPDATA, b"x" * (MAX_RECORD + 1), "overflow"),
-            "record-overflow-ciphertext": lambda: self.post(APPDATA, b"x" * MAX_RECORD, "overflow",
-                                                            extra_ciphertext=CIPHERTEXT_OVER),
-        }
-        if sc in simple:
-            simple[sc]()
+        if bugs.ccs_after_handshake:
+            self.send(record(CCS, b"\x01"), "ChangeCipherSpec")
+            self.fired("ccs_after_handshake")
+        if bugs.keyupdates_before_response:
+            self.burst(lambda: self.key_update(0), bugs.keyupdates_before_response)
+            self.fired("keyupdates_before_response", bugs.keyupdates_before_response)
+        if bugs.keyupdate_value:
+            self.post(HANDSHAKE, message(KEY_UPDATE, bytes([bugs.keyupdate_value])), "KeyUpdate")
+            self.fired("keyupdate_value")
+        if bugs.tickets_before_response:
+            self.burst(lambda: self.post(HANDSHAKE, self.ticket(), "NewSessionTicket"), bugs.tickets_before_response)
+            self.fired("tickets_before_response", bugs.tickets_before_response)
+        if bugs.ticket_kib:  # counted before its records go: a client that refuses the first may close
+            self.fired("ticket_kib")  # before the last is written (BoringSSL's EXCESSIVE_MESSAGE_SIZE)
+            self.send_big_message(self.ticket(bugs.ticket_kib * 1024), "NewSessionTicket")
+        if bugs.ticket_extension:
+            self.post(HANDSHAKE, self.ticket(exts=struct.pack(">HH", bugs.ticket_extension, 0)), "NewSessionTicket")
+            self.fired("ticket_extension")
+        if bugs.post_certificate_request:
+            self.post(HANDSHAKE, message(CERTIFICATE_REQUEST, u8(b"\x01") + u16(extension(13, u16(b"\x04\x03")))),
+                      "CertificateRequest")
+            self.fired("post_certificate_request")
+        if bugs.alert_before_response:
+            code = WARNINGS[bugs.alert_before_response]
+            self.post(ALERT, alert(code, level=1), f"alert:{bugs.alert_before_response}")
+            self.fired("alert_before_response")
+        if bugs.empty_records_before_response:  # one write (burst): a client that stops at its own limit
+            n = bugs.empty_records_before_response  # closes after the last of them, so the count is N
+            self.burst(lambda: self.post(APPDATA, b"", "empty"), n)
+            self.fired("empty_records_before_response", n)
+        if bugs.outer_type_before_response:
+            self.send(record(bugs.outer_type_before_response, b"\x00" * 20), f"type-{bugs.outer_type_before_response}")
+            self.fired("outer_type_before_response")
+        if bugs.inner_type_before_response:
+            self.post(bugs.inner_type_before_response, b"\x00" * 20, f"inner-type-{bugs.inner_type_before_response}")
+            self.fired("inner_type_before_response")
+        if bugs.padding_only_record:
+            self.send(self.sealed_padding_only(), "padding-only")
+            self.fired("padding_only_record")
+        if bugs.record_overflow == "plaintext":
+            self.post(APPDATA, b"x" * (MAX_RECORD + 1), "overflow")
+            self.fired("record_overflow")
+        elif bugs.record_overflow == "ciphertext":
+            self.post(APPDATA, b"x" * MAX_RECORD, "overflow", extra_ciphertext=CIPHERTEXT_OVER)
+            self.fired("record_overflow")
         return True
 
     def reset(self) -> None:
@@ -413,47 +460,56 @@ class Conn:
     def respond(self) -> None:
         head = f"HTTP/1.1 200 OK\r\nContent-Length: {self.cfg.body_size}\r\n\r\n".encode()
         data = head + b"x" * self.cfg.body_size
-        sc, half = self.sc, len(data) // 2
-        size = {"app-one-byte": 1}.get(sc, MAX_RECORD)
-        mid = {"keyupdate-requested", "close-notify-mid-response", "fatal-alert-mid-response", "fin-mid-record",
-               "tls12-renegotiation", "tls12-renegotiation-mismatch"}
-        first, rest = (data[:half], data[half:]) if sc in mid else (data, b"")
-        if sc == "close-notify-then-data":  # the response, its close_notify and the data after it in one write:
-            self.cork = bytearray()           # a client that closes after the response cannot race the last two
+        bugs, half = self.bugs, len(data) // 2
+        size = bugs.app_record_size or MAX_RECORD
+        mid = (bugs.keyupdate_mid_response or bugs.close_notify_mid_response or bugs.fatal_alert_mid_response or
+               bugs.fin_mid_record or bugs.renegotiate_mid_response)
+        first, rest = (data[:half], data[half:]) if mid else (data, b"")
+        if bugs.close_notify_then_data:  # the response, its close_notify and the data after it in one write:
+            self.cork = bytearray()       # a client that closes after the response cannot race the last two
         self.app_records(first, size)
-        if sc in ("tls12-renegotiation", "tls12-renegotiation-mismatch"):
+        if bugs.renegotiate_mid_response:
+            self.fired("renegotiate_mid_response")
             self.renegotiate()
-        if sc == "keyupdate-requested":
+        if bugs.keyupdate_mid_response:
             self.key_update(1)
             self.owed_key_update = True
-        elif sc == "close-notify-mid-response":
+            self.fired("keyupdate_mid_response")
+        elif bugs.close_notify_mid_response:
             self.post(ALERT, alert(0, level=1), "alert:close_notify")
-        elif sc == "fatal-alert-mid-response":
+            self.fired("close_notify_mid_response")
+        elif bugs.fatal_alert_mid_response:
             self.post(ALERT, alert(80), "alert:internal_error")
+            self.fired("fatal_alert_mid_response")
             return
-        elif sc == "fin-mid-record":
+        elif bugs.fin_mid_record:
             self.send(self.tx.seal(APPDATA, rest)[:20], "half-record")
             self.sock.shutdown(socket.SHUT_WR)
+            self.fired("fin_mid_record")
             return
         self.app_records(rest, size)
-        after = {"close-notify-then-data": [(ALERT, alert(0, level=1), "alert:close_notify"),
-                                            (APPDATA, b"more", "after-close")],
-                 "fatal-alert-after-response": [(ALERT, alert(80), "alert:internal_error")]}
-        for ctype, payload, what in after.get(sc, []):
-            self.post(ctype, payload, what)
+        if bugs.close_notify_then_data:
+            self.post(ALERT, alert(0, level=1), "alert:close_notify")
+            self.post(APPDATA, b"more", "after-close")
+            self.fired("close_notify_then_data")
+        if bugs.fatal_alert_after_response:
+            self.post(ALERT, alert(80), "alert:internal_error")
+            self.fired("fatal_alert_after_response")
         if self.cork is not None:
             self.uncork()
 
     def app_records(self, data: bytes, size: int) -> None:
+        bugs = self.bugs
         for at in range(0, len(data), size):
             piece = data[at:at + size]
-            pad = 1000 if self.sc == "padded-records" else 0
-            if self.sc == "wrong-record-version":
-                self.send(self.tx.seal(APPDATA, piece, version=0x0301), "response")
-            else:
-                self.send(self.tx.seal(APPDATA, piece, pad=pad), "response")
-            if self.sc == "tickets-mid-response":
+            self.send(self.tx.seal(APPDATA, piece, pad=bugs.app_padding, version=bugs.response_record_version or TLS12),
+                      "response")
+            for bug in ("app_record_size", "app_padding", "response_record_version"):
+                if getattr(bugs, bug):
+                    self.fired(bug)
+            if bugs.ticket_between_records:
                 self.post(HANDSHAKE, self.ticket(), "NewSessionTicket")
+                self.fired("ticket_between_records")
 
     def serve(self) -> None:
         if not self.handshake():
@@ -461,14 +517,16 @@ class Conn:
         if not self.before_response():
             return
         while (request := self.read_request()) is not None:
-            if self.sc == "rst-after-request":
+            if self.bugs.rst_after_request:
                 self.reset()
+                self.fired("rst_after_request")
                 return
             self.respond()
             if b"connection: close" in request.lower():
                 break
-            if self.sc in ("fatal-alert-mid-response", "fin-mid-record", "fatal-alert-after-response",
-                           "close-notify-mid-response", "close-notify-then-data"):
+            bugs = self.bugs
+            if (bugs.fatal_alert_mid_response or bugs.fin_mid_record or bugs.fatal_alert_after_response or
+                    bugs.close_notify_mid_response or bugs.close_notify_then_data):
                 return
         self.post(ALERT, alert(0, level=1), "alert:close_notify")
 
@@ -480,7 +538,7 @@ class Conn12(Conn):
     def __init__(self, *args):
         super().__init__(*args)
         self.awaiting_renegotiation = False  # a HelloRequest is out: a no_renegotiation warning answers it
-        self.report_asked_mid = False  # MID_REQUEST: the HelloRequest went out
+        self.report_asked_mid = False  # renegotiate_mid_request: the HelloRequest went out
         self.pending_rx: Optional[Protection12] = None
         self.verify_data = (b"", b"")  # the last handshake's client and server Finished
 
@@ -499,7 +557,7 @@ class Conn12(Conn):
             if ctype == ALERT and body[:1] == b"\x01":  # any other warning: counted, the connection goes on
                 self.report.bump(self.report.alerts_received, ALERT_NAMES.get(body[1], str(body[1])))
                 if self.awaiting_renegotiation and body[1:2] == b"\x64":
-                    if self.sc != MID_REQUEST:
+                    if not self.bugs.renegotiate_mid_request:
                         raise RenegotiationRefused()
                     self.awaiting_renegotiation = False  # the body goes on under the first keys
                     self.report.bump(self.report.counts, "renegotiations_refused")
@@ -511,7 +569,7 @@ class Conn12(Conn):
             return ctype, body
 
     def request_data_came(self) -> None:
-        if self.sc == MID_REQUEST and not self.report_asked_mid:
+        if self.bugs.renegotiate_mid_request and not self.report_asked_mid:
             # The HelloRequest goes out once more of the body is already here, unread (in the peer's
             # buffer, or readable in the kernel's): those bytes were sent before the client could see
             # it, so its body is in flight across the HelloRequest (app_after_hello_request counts
@@ -522,12 +580,13 @@ class Conn12(Conn):
                 select.select([self.sock], [], [], BODY_WAIT_S)
             self.report_asked_mid = True
             self.send(self.tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"")), "HelloRequest")
+            self.fired("renegotiate_mid_request")
             self.awaiting_renegotiation = True
             time.sleep(BACKLOG_PAUSE_S)  # the client's body backs up in both kernels' buffers and its own
 
     def client_post_handshake(self, body: bytes) -> None:
-        """MID_REQUEST: the client's answer to the HelloRequest, in the middle of its body."""
-        if self.sc != MID_REQUEST:
+        """renegotiate_mid_request: the client's answer to the HelloRequest, in the middle of its body."""
+        if not self.bugs.renegotiate_mid_request:
             return super().client_post_handshake(body)
         self.hs_in += body
         msg = self.next_handshake()
@@ -543,23 +602,29 @@ class Conn12(Conn):
 
     def handshake(self) -> bool:
         self.full_handshake(parse_client_hello(self.next_handshake()))
-        return self.sc != "downgrade-sentinel"
+        return not self.bugs.downgrade_sentinel
 
     def full_handshake(self, ch: ClientHello) -> None:
         """Everything after the client's hello CH: the first handshake, or a renegotiation's."""
         if ECDHE_ECDSA_AES128_GCM not in ch.suites:
             raise PeerClosed("the client did not offer ECDHE-ECDSA-AES128-GCM-SHA256")
         self.transcript = ch.raw
-        server_random = os.urandom(24) + (b"DOWNGRD\x01" if self.sc == "downgrade-sentinel" else os.urandom(8))
+        bugs = self.bugs
+        server_random = os.urandom(24) + (b"DOWNGRD\x01" if bugs.downgrade_sentinel else os.urandom(8))
+        if bugs.downgrade_sentinel:
+            self.fired("downgrade_sentinel")
         client_fin, server_fin = self.verify_data
-        if self.sc == "tls12-renegotiation-mismatch" and client_fin:
+        if bugs.renegotiation_info_mismatch and client_fin:
             server_fin = bytes(12)  # RFC 5746 3.5: the client must abort
+            self.fired("renegotiation_info_mismatch")
         exts = extension(11, b"\x01\x00")
-        if self.sc != "tls12-no-renegotiation-info":
+        if bugs.omit_renegotiation_info:
+            self.fired("omit_renegotiation_info")
+        else:
             exts += extension(EXT_RENEGOTIATION_INFO, u8(client_fin + server_fin))
         self.send_handshake(message(SERVER_HELLO, struct.pack(">H", TLS12) + server_random + u8(b"") +
                                     struct.pack(">HB", ECDHE_ECDSA_AES128_GCM, 0) + u16(exts)))
-        if self.sc == "downgrade-sentinel":
+        if bugs.downgrade_sentinel:
             self.next_record()  # the client's alert ends it
             return
         self.send_handshake(message(CERTIFICATE, u24(b"".join(u24(d) for d in load_chain(self.cfg.chain)))))
@@ -610,8 +675,7 @@ def handle(sock: socket.socket, cfg: argparse.Namespace, report: Report) -> None
     report.bump(report.counts, "connections")
     sock.settimeout(SOCKET_TIMEOUT_S)
     try:
-        tls12 = cfg.scenario.startswith("tls12-") or cfg.scenario == "downgrade-sentinel"
-        (Conn12 if tls12 else Conn)(sock, cfg, report).serve()
+        (Conn12 if SCENARIOS[cfg.scenario].version == "1.2" else Conn)(sock, cfg, report).serve()
     except PeerClosed as e:
         report.bump(report.errors, str(e).split()[0])
     except Exception as e:  # noqa: BLE001 - whatever ends a connection is counted, never a traceback
@@ -644,14 +708,15 @@ def serve_forever(cfg: argparse.Namespace) -> None:
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
-    scenarios = "\n".join(f"  {k:28} {v}" for k, v in SCENARIOS.items())
+    scenarios = "\n".join(f"  {k:28} {v.does}" for k, v in SCENARIOS.items())
     p = argparse.ArgumentParser(
         description="A TLS 1.3 server that breaks the protocol on purpose, one scenario per run. Prints "
                     "READY <port>; on SIGTERM prints one REPORT {json} line and exits 0.",
         epilog=f"scenarios:\n{scenarios}\n\nREPORT fields: scenario, connections, handshakes, requests, good_bodies, bad_bodies, "
                "app_after_hello_request, app_during_renegotiation, renegotiations_refused, "
                "status_requests (ClientHellos asking for a staple), "
-               "sent/received (by message), alerts_received, errors (why connections ended early).",
+               "sent/received (by message), alerts_received, errors (why connections ended early), "
+               "fired (bugs.py's field -> the times it acted).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--chain", required=True, help="the certificate chain (PEM, leaf first)")
     p.add_argument("--key", required=True, help="the leaf's private key (PEM: P-256 or RSA)")

@@ -372,7 +372,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--openssl-include", type=Path, default=Path("/usr/include/openssl"),
                    help="the OpenSSL headers tlsnb was built with (outcome names)")
     p.add_argument("--list", action="store_true",
-                   help="print the tests, run nothing (with --sample: the sample drawn, and its controls)")
+                   help="print every test, run nothing (what --only can name: mutants/ resolves its gate rows by it)")
+    p.add_argument("--list-sample", action="store_true",
+                   help="with --sample N: print the sample this tree draws and its controls, run nothing")
     p.add_argument("--only", nargs="*", default=[], metavar="TEST",
                    help="run only these tests, as the positional TESTS (the flag every gate of the lab takes: "
                         "mutants/ runs a gate row with it)")
@@ -388,7 +390,7 @@ def main() -> int:
     try:
         suite = Suite(args.suite)
         tests = load(HERE / "tests.tsv", {c.stem for c in suite.certs.values()})
-        if args.list and not args.sample:
+        if args.list:
             return list_tests(tests.values())
         names = OutcomeNames(args.openssl_include)
         if not os.access(args.tlsnb, os.X_OK):
@@ -396,7 +398,7 @@ def main() -> int:
         clients = clients_of(args)
         whole = whole_crossings(args, clients)
         selected, sample = choose(tests, args, clients, whole)
-        if args.list:   # --sample N --list: the sample this tree draws (and its controls)
+        if args.list_sample:   # the sample this tree draws (and its controls)
             return list_tests([t for t in selected if t.test in sample])
         Path(args.work).mkdir(parents=True, exist_ok=True)
         (Path(args.work) / "anchor.pem").write_text(pem(suite.anchor.der, "CERTIFICATE"))

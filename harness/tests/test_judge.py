@@ -633,6 +633,28 @@ def kind_sample_order(folder: Path) -> tuple[bool, str]:
     return len(draws) == 1, f"drawn: {sorted(draws)}"
 
 
+COALESCE = """[[difference]]\ncase = "x/*"\nwithout = ["a=1"]\nkind = "limit"\nwhy = "w"\n
+[[difference]]\ncase = "x/bio"\nwithout = ["b=1"]\nkind = "limit"\nwhy = "w"\n
+[[difference]]\ncase = "x/fd"\nwithout = ["FD=1"]\nkind = "limit"\nwhy = "w"\n"""
+
+
+def coalesce(folder: Path) -> tuple[bool, str]:
+    """Record.coalesce: per-case entries adding the same without terms to the glob that holds them all, for
+    its kind and why, join it (one entry left); entries that add different terms stay apart (three left)."""
+    from ..record import Record
+    path = folder / "coalesce.toml"
+    shown = []
+    for fd_term, want in (("b=1", [(["x/*"], ["a=1", "b=1"])]), ("FD=1", None)):
+        path.write_text(COALESCE.replace('"FD=1"', f'"{fd_term}"'))
+        record = Record(path, "t", cases=["x/bio", "x/fd", "y"], without=True)
+        record.coalesce()
+        got = [(d.names, d.without) for d in record.all]
+        shown.append(got)
+        if (want is not None and got != want) or (want is None and len(got) != 3):
+            return False, f"{fd_term}: {got}"
+    return True, f"alike: {shown[0]}; apart: {len(shown[1])} entries"
+
+
 def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     """(form, case id, a thunk giving (ok, detail)), in the tables' order."""
     out = [(f, f"{f}/{c}", lambda e=e, s=s, v=v: judged(e, s, v)) for f, rows in JUDGED.items() for c, e, s, v in rows]
@@ -647,6 +669,7 @@ def all_cases(folder: Path) -> list[tuple[str, str, object]]:
     out += [("case-files", f"case-files/{rel}", lambda rel=rel: lines_short(rel)) for rel in found]
     out += [("case-files", "case-files/dns-black-holes-once", black_holes_once)]
     out += [("records", "records/kind-sample-order", lambda: kind_sample_order(folder))]
+    out += [("records", "records/coalesce", lambda: coalesce(folder))]
     return out
 
 
