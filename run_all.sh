@@ -65,6 +65,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     die "apt-get install failed (see /tmp/tlslab-apt.log)"
 fi
 
+# --- set-up: npm packages (the clients bun/ and deno/: exact versions, no install scripts, a fixed prefix) ---
+NPM_PREFIX=/opt/tlslab-npm
+NPM_PACKAGES=("@oven/bun-linux-x64@1.4.5" "@deno/linux-x64-glibc@2.9.6")   # the clients under test bun/ and deno/
+if [ ! -x "$NPM_PREFIX/node_modules/@oven/bun-linux-x64/bin/bun" ] || [ ! -x "$NPM_PREFIX/node_modules/@deno/linux-x64-glibc/deno" ]; then
+  echo "== installing (npm, $NPM_PREFIX): ${NPM_PACKAGES[*]}"
+  npm install --prefix "$NPM_PREFIX" --no-save --ignore-scripts --no-audit --no-fund "${NPM_PACKAGES[@]}" >/tmp/tlslab-npm.log 2>&1 ||
+    die "npm install failed (see /tmp/tlslab-npm.log)"
+fi
+
 # --- configure and build ----------------------------------------------------------------
 t0=$(date +%s)
 echo "== configure ($BUILD_DIR)"
