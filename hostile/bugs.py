@@ -177,7 +177,7 @@ BUGS: dict[str, Bug] = {b.name: b for b in (
            "empty-handshake-record unknown-message-type").split()),
     _bug("finish12", str, "TLS 1.2: the server's ChangeCipherSpec and Finished: `finished-bad` (verify_data's "
          "first bit flipped), `finished-short` (11 bytes of verify_data), `finished-before-ccs` (an "
-         "unprotected Finished and no ChangeCipherSpec), `ccs-twice`, `ccs-two-bytes` (a ChangeCipherSpec of "
+         "unprotected Finished and no ChangeCipherSpec), `ccs-twice` (the second under the new keys), `ccs-two-bytes` (a ChangeCipherSpec of "
          "01 01), `ccs-payload-02` (a ChangeCipherSpec of 02), `appdata-before-finished` (a protected "
          "application record between ChangeCipherSpec and Finished), `appdata-before-ccs` (an unprotected "
          "application record before the ChangeCipherSpec)", 

@@ -868,9 +868,10 @@ class Conn12(Conn):
             self.next_record()  # the client's alert ends it
             return
         ccs = {"ccs-two-bytes": b"\x01\x01", "ccs-payload-02": b"\x02"}.get(word, b"\x01")
-        for _ in range(2 if word == "ccs-twice" else 1):
-            self.send(self.tx.seal(CCS, ccs) if self.tx else record(CCS, ccs), "ChangeCipherSpec")
+        self.send(self.tx.seal(CCS, ccs) if self.tx else record(CCS, ccs), "ChangeCipherSpec")
         self.tx = Protection12(mine_keys.server_key, mine_keys.server_salt)
+        if word == "ccs-twice":  # the second under the keys the first started: it opens, and is unexpected
+            self.send(self.tx.seal(CCS, ccs), "ChangeCipherSpec")
         if word == "appdata-before-finished":
             self.send(self.tx.seal(APPDATA, b"HTTP/1.1 200 OK\r\n"), "appdata-before-finished")
         self.transcript += finished
