@@ -47,6 +47,7 @@ STAPLES = {
 WARNINGS = {"unrecognized_name": 112, "user_canceled": 90}
 
 
+
 def _bug(name: str, kind: type, does: str, *choices: str) -> Bug:
     return Bug(name, kind, kind(), does, choices)
 
@@ -124,10 +125,86 @@ BUGS: dict[str, Bug] = {b.name: b for b in (
          "RFC 5746 3.4)"),
     _bug("renegotiate_mid_request", bool, "TLS 1.2: a HelloRequest once the request's first record is in and more of "
          "it waits unread (up to 2 s), then 300 ms of reading nothing, the body taken wherever its records fall"),
+    # the TLS 1.2 catalogue (RFC 5246, 5746, 7627, 8422, 6066, 7301, 7366, 8449; RFC 8446 4.1.3 for a 1.2
+    # ServerHello): one word field a message, each word one way that message breaks or stretches its clause
+    _bug("sh12", str, "TLS 1.2: the ServerHello's own fields: `version-0302`, `version-0300`, `version-0304` "
+         "(server_version, no supported_versions), `session-id-33` (a session id of 33 bytes), "
+         "`compression-deflate` (compression method 1), `suite-unoffered` (the first of 0x0005, 0x000A, 0x1234 "
+         "the client did not offer), `sentinel-tls11` (random ends DOWNGRD\\x00), `sentinel-tls12` (random "
+         "ends DOWNGRD\\x01: legal to a client that offered at most 1.2); the rest of the flight as ever",
+         *("version-0302 version-0300 version-0304 session-id-33 compression-deflate suite-unoffered "
+           "sentinel-tls11 sentinel-tls12").split()),
+    _bug("sh12_extension", str, "TLS 1.2: the ServerHello's extensions, whatever the client offered: "
+         "`unknown-7777` (an empty extension of type 0x7777), `alpn-two` (ALPN naming h2 and http/1.1), "
+         "`alpn-unoffered` (ALPN naming spdy/1), `alpn-empty` (an empty ProtocolNameList), `status-request` "
+         "(status_request), `max-fragment-length` (max_fragment_length 2^9), `record-size-limit-63` "
+         "(record_size_limit 63), `encrypt-then-mac` (encrypt_then_mac with an AEAD suite), `ems-with-body` "
+         "(extended_master_secret holding one byte), `sni-ack` (an empty server_name: legal once SNI was "
+         "sent), `sni-with-body` (server_name holding a name), `duplicate-ec-point-formats`, "
+         "`duplicate-renegotiation-info` (the extension twice), `ec-point-formats-compressed-only` "
+         "(ec_point_formats without uncompressed), `renegotiation-info-nonempty` (12 bytes on the first "
+         "handshake), `renegotiation-info-bad-length` (an inner length of 5 with no bytes), "
+         "`extensions-trailing-byte` (a zero byte after the last extension, inside the block)", 
+         *("unknown-7777 alpn-two alpn-unoffered alpn-empty status-request max-fragment-length "
+           "record-size-limit-63 encrypt-then-mac ems-with-body sni-ack sni-with-body duplicate-ec-point-formats "
+           "duplicate-renegotiation-info ec-point-formats-compressed-only renegotiation-info-nonempty "
+           "renegotiation-info-bad-length extensions-trailing-byte").split()),
+    _bug("cert12", str, "TLS 1.2: the server's Certificate: `empty-list` (no certificate), `list-length-over` "
+         "(certificate_list's length 3 past the message), `entry-length-over` (the leaf's length past the list), "
+         "`trailing-byte` (a byte after the list), `rsa-leaf` (leaf-rsa's chain under an ECDHE-ECDSA suite)",
+         *("empty-list list-length-over entry-length-over trailing-byte rsa-leaf").split()),
+    _bug("ske12", str, "TLS 1.2: the ServerKeyExchange: `bad-signature` (the last byte of its signature "
+         "flipped), `scheme-not-offered` (ecdsa_sha1, 0x0203, a real SHA-1 signature), "
+         "`scheme-key-mismatch` (rsa_pss_rsae_sha256 over an ECDSA signature), `curve-not-offered` "
+         "(secp256k1, 0x0016, 65 random bytes), `x25519-all-zero` (a share of 32 zero bytes), `x25519-short` "
+         "(31 bytes), `explicit-prime` (curve_type explicit_prime), `p256` (a real P-256 share: legal once "
+         "offered), `p256-off-curve` (a P-256 point whose y is off the curve), `p256-compressed` (a compressed "
+         "P-256 point), `missing` (none sent), `twice` (sent twice), `trailing-byte` (a byte after the "
+         "signature)", 
+         *("bad-signature scheme-not-offered scheme-key-mismatch curve-not-offered x25519-all-zero "
+           "x25519-short explicit-prime p256 p256-off-curve p256-compressed missing twice trailing-byte").split()),
+    _bug("flight12", str, "TLS 1.2: the server's first flight: `done-with-body` (ServerHelloDone of one byte), "
+         "`no-certificate` (Certificate left out), `server-hello-twice`, `certificate-status-unasked` (a "
+         "CertificateStatus after the Certificate, unasked), `hello-request-mid-flight` (a HelloRequest "
+         "between Certificate and ServerKeyExchange, out of the transcript: legal), "
+         "`hello-request-body-mid-flight` (the same with a one-byte body), `certificate-request` (a "
+         "CertificateRequest: legal, an empty client Certificate answers it), `one-byte-fragments` (every "
+         "plaintext handshake record of one byte: legal), `coalesced` (ServerHello to ServerHelloDone in one "
+         "record: legal), `empty-handshake-record` (a zero-length handshake record after the ServerHello), "
+         "`unknown-message-type` (an empty handshake message of type 99 after the Certificate)", 
+         *("done-with-body no-certificate server-hello-twice certificate-status-unasked "
+           "hello-request-mid-flight hello-request-body-mid-flight certificate-request one-byte-fragments coalesced "
+           "empty-handshake-record unknown-message-type").split()),
+    _bug("finish12", str, "TLS 1.2: the server's ChangeCipherSpec and Finished: `finished-bad` (verify_data's "
+         "first bit flipped), `finished-short` (11 bytes of verify_data), `finished-before-ccs` (an "
+         "unprotected Finished and no ChangeCipherSpec), `ccs-twice` (the second under the new keys), `ccs-two-bytes` (a ChangeCipherSpec of "
+         "01 01), `ccs-payload-02` (a ChangeCipherSpec of 02), `appdata-before-finished` (a protected "
+         "application record between ChangeCipherSpec and Finished), `appdata-before-ccs` (an unprotected "
+         "application record before the ChangeCipherSpec)", 
+         *("finished-bad finished-short finished-before-ccs ccs-twice ccs-two-bytes ccs-payload-02 "
+           "appdata-before-finished appdata-before-ccs").split()),
+    _bug("rec12", str, "TLS 1.2: the record layer after the handshake: `version-0300`, `version-0301`, "
+         "`version-0304` (every response record's version; counts the records), `app-one-byte` (the response "
+         "in one-byte records: legal; counts the records), `ciphertext-over` (a record of 2^14+2048+1 "
+         "ciphertext bytes), `plaintext-over` (a record of 2^14+1 plaintext bytes), `bad-tag` (a record whose "
+         "tag's last byte is flipped), `unknown-type` (a protected record of content type 99), `empty-appdata` "
+         "(16 empty application records in one write: legal; counts them), `alert-fragmented` (a warning "
+         "unrecognized_name alert in two one-byte records), `warning-alert` (a warning unrecognized_name: "
+         "legal), `hello-request-with-body` (a HelloRequest of one byte), `unknown-handshake-type` (a handshake "
+         "message of type 99), `ccs-after-handshake` (a protected ChangeCipherSpec); all before the response "
+         "but the first four", 
+         *("version-0300 version-0301 version-0304 app-one-byte ciphertext-over plaintext-over bad-tag "
+           "unknown-type empty-appdata alert-fragmented warning-alert hello-request-with-body "
+           "unknown-handshake-type ccs-after-handshake").split()),
+    _bug("ems12", str, "TLS 1.2, when the client offers extended_master_secret (RFC 7627): `negotiated` (echo it "
+         "and derive the master secret from the session hash: legal), `wrong-master` (echo it and derive the "
+         "keys it writes with and its Finished without the session hash; it reads with the client's)", 
+         *("negotiated wrong-master").split()),
 )}
 
 TLS12_ONLY = frozenset({"downgrade_sentinel", "renegotiation_info_mismatch", "omit_renegotiation_info",
-                        "renegotiate_mid_request", "renegotiate_mid_response"})
+                        "renegotiate_mid_request", "renegotiate_mid_response",
+                        "sh12", "sh12_extension", "cert12", "ske12", "flight12", "finish12", "rec12", "ems12"})
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,10 @@ from typing import Callable, Optional
 
 from bugs import STAPLES, WARNINGS
 from scenarios import SCENARIOS
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
+from tls13 import ECDSA_SHA256  # the TLS 1.2 catalogue's (Conn12's) own needs
 from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
                    CERTIFICATE_VERIFY, CHACHA20, CLIENT_HELLO, CLIENT_KEY_EXCHANGE, ENCRYPTED_EXTENSIONS, EXT_ALPN,
                    EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_SUPPORTED_VERSIONS,
@@ -532,8 +535,11 @@ class Conn:
 
 
 class Conn12(Conn):
-    """The TLS 1.2 rows: a 1.2-only server (ECDHE-ECDSA-AES128-GCM-SHA256, X25519, secure
-    renegotiation, RFC 5746) that can ask the client to renegotiate in the middle of a response."""
+    """The TLS 1.2 rows: a 1.2-only server (ECDHE-ECDSA-AES128-GCM-SHA256, X25519 or P-256, secure
+    renegotiation, RFC 5746; RFC 7627's extended master secret when ems12 says) that can ask the client to
+    renegotiate in the middle of a response, and breaks each 1.2 clause its word fields name."""
+
+    EMPTY_APPDATA = 16  # rec12=empty-appdata: empty application records in one write
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -541,6 +547,31 @@ class Conn12(Conn):
         self.report_asked_mid = False  # renegotiate_mid_request: the HelloRequest went out
         self.pending_rx: Optional[Protection12] = None
         self.verify_data = (b"", b"")  # the last handshake's client and server Finished
+        self.ems = False  # ems12: extended_master_secret offered and echoed
+
+    def send(self, data: bytes, what: str, n: int = 1) -> None:
+        try:
+            super().send(data, what, n)
+        except (BrokenPipeError, ConnectionResetError) as e:
+            self.drain()
+            raise PeerClosed(type(e).__name__) from e
+
+    def uncork(self) -> None:
+        try:
+            super().uncork()
+        except (BrokenPipeError, ConnectionResetError) as e:
+            self.drain()
+            raise PeerClosed(type(e).__name__) from e
+
+    def drain(self) -> None:
+        """A write met the client's reset: it refused what it read and closed with bytes unread, and what
+        it said before (its alert) may wait in our receive queue, readable before the reset: read it, so a
+        row's alerts_received does not depend on whether our write or our read came first."""
+        try:
+            while True:
+                self.next_record()
+        except Exception:  # noqa: BLE001 - PeerClosed (its alert counted), the reset, a record we cannot open
+            pass
 
     def next_record(self) -> tuple[int, bytes]:
         while True:
@@ -605,55 +636,288 @@ class Conn12(Conn):
         return not self.bugs.downgrade_sentinel
 
     def full_handshake(self, ch: ClientHello) -> None:
-        """Everything after the client's hello CH: the first handshake, or a renegotiation's."""
+        """Everything after the client's hello CH: the first handshake, or a renegotiation's. The flight
+        goes in one write: a client that aborts at its first message has the rest already sent, so its
+        alert is read whole, never raced by the peer's next write."""
         if ECDHE_ECDSA_AES128_GCM not in ch.suites:
             raise PeerClosed("the client did not offer ECDHE-ECDSA-AES128-GCM-SHA256")
         self.transcript = ch.raw
         bugs = self.bugs
-        server_random = os.urandom(24) + (b"DOWNGRD\x01" if bugs.downgrade_sentinel else os.urandom(8))
+        sentinel = {"sentinel-tls11": b"DOWNGRD\x00", "sentinel-tls12": b"DOWNGRD\x01"}.get(bugs.sh12)
         if bugs.downgrade_sentinel:
+            sentinel = b"DOWNGRD\x01"
             self.fired("downgrade_sentinel")
+        server_random = os.urandom(24) + (sentinel or os.urandom(8))
+        # extended_master_secret offered and echoed (with a body too: a client that takes that one derives from
+        # the session hash, and so does the peer)
+        self.ems = (bool(bugs.ems12) or bugs.sh12_extension == "ems-with-body") and 23 in ch.extensions
+        if self.ems and bugs.ems12:
+            self.fired("ems12")
+        self.cork = bytearray()
+        hello = self.server_hello12(ch, server_random)
+        flight = [("msg", hello)]
+        if bugs.downgrade_sentinel:
+            self.emit_flight(flight)
+            self.next_record()  # the client's alert ends it
+            return
+        mine, ske = self.server_key_exchange(ch, server_random)
+        flight += self.first_flight(hello, ske)
+        self.emit_flight(flight)
+        self.finish(ch, server_random, mine)
+
+    def server_hello12(self, ch: ClientHello, server_random: bytes) -> bytes:
+        """The ServerHello, as sh12 and sh12_extension say."""
+        bugs = self.bugs
         client_fin, server_fin = self.verify_data
         if bugs.renegotiation_info_mismatch and client_fin:
             server_fin = bytes(12)  # RFC 5746 3.5: the client must abort
             self.fired("renegotiation_info_mismatch")
+        ri = extension(EXT_RENEGOTIATION_INFO, u8(client_fin + server_fin))
         exts = extension(11, b"\x01\x00")
         if bugs.omit_renegotiation_info:
             self.fired("omit_renegotiation_info")
         else:
-            exts += extension(EXT_RENEGOTIATION_INFO, u8(client_fin + server_fin))
-        self.send_handshake(message(SERVER_HELLO, struct.pack(">H", TLS12) + server_random + u8(b"") +
-                                    struct.pack(">HB", ECDHE_ECDSA_AES128_GCM, 0) + u16(exts)))
-        if bugs.downgrade_sentinel:
-            self.next_record()  # the client's alert ends it
-            return
-        self.send_handshake(message(CERTIFICATE, u24(b"".join(u24(d) for d in load_chain(self.cfg.chain)))))
-        mine, public = x25519_pair()
-        params = bytes([3]) + struct.pack(">H", X25519) + u8(public)
+            exts += ri
+        if self.ems and bugs.ems12:
+            exts += extension(23, b"")
+        if bugs.sh12_extension:
+            exts = self.server_hello_extensions(exts, ri)
+            self.fired("sh12_extension")
+        version, sid, suite, compression = TLS12, b"", ECDHE_ECDSA_AES128_GCM, 0
+        word = bugs.sh12
+        if word.startswith("version-"):
+            version = int(word[len("version-"):], 16)
+        elif word == "session-id-33":
+            sid = os.urandom(33)
+        elif word == "compression-deflate":
+            compression = 1
+        elif word == "suite-unoffered":
+            suite = next(s for s in (0x0005, 0x000A, 0x1234) if s not in ch.suites)
+        if word:
+            self.fired("sh12")
+        return message(SERVER_HELLO, struct.pack(">H", version) + server_random + u8(sid) +
+                       struct.pack(">HB", suite, compression) + u16(exts))
+
+    def server_hello_extensions(self, exts: bytes, ri: bytes) -> bytes:
+        """sh12_extension's word: EXTS (ec_point_formats, renegotiation_info RI) changed or added to."""
+        word = self.bugs.sh12_extension
+        added = {
+            "unknown-7777": extension(0x7777, b""),
+            "alpn-two": extension(EXT_ALPN, u16(u8(b"h2") + u8(b"http/1.1"))),
+            "alpn-unoffered": extension(EXT_ALPN, u16(u8(b"spdy/1"))),
+            "alpn-empty": extension(EXT_ALPN, u16(b"")),
+            "status-request": extension(EXT_STATUS_REQUEST, b""),
+            "max-fragment-length": extension(1, b"\x01"),
+            "record-size-limit-63": extension(28, struct.pack(">H", 63)),
+            "encrypt-then-mac": extension(22, b""),
+            "ems-with-body": extension(23, b"\x00"),
+            "sni-ack": extension(EXT_SERVER_NAME, b""),
+            "sni-with-body": extension(EXT_SERVER_NAME, u16(b"\x00" + u16(b"hooks.test"))),
+            "duplicate-ec-point-formats": extension(11, b"\x01\x00"),
+            "duplicate-renegotiation-info": ri,
+        }
+        if word in added:
+            return exts + added[word]
+        if word == "ec-point-formats-compressed-only":
+            return exts.replace(extension(11, b"\x01\x00"), extension(11, b"\x01\x01"))
+        if word == "renegotiation-info-nonempty":
+            return exts.replace(ri, extension(EXT_RENEGOTIATION_INFO, u8(os.urandom(12))))
+        if word == "renegotiation-info-bad-length":
+            return exts.replace(ri, extension(EXT_RENEGOTIATION_INFO, b"\x05"))
+        assert word == "extensions-trailing-byte", word
+        return exts + b"\x00"
+
+    def server_key_exchange(self, ch: ClientHello, server_random: bytes):
+        """(our ECDH private key, the ServerKeyExchange, None when ske12 leaves it out)."""
+        word = self.bugs.ske12
+        if word:
+            self.fired("ske12")
         key = load_key(self.cfg.key)
-        signature = sign(key, ch.client_random + server_random + params)
-        self.send_handshake(message(SERVER_KEY_EXCHANGE, params + struct.pack(">H", scheme_of(key)) + u16(signature)))
-        self.send_handshake(message(SERVER_HELLO_DONE, b""))
-        self.finish(ch, server_random, mine)
+        if word.startswith("p256"):
+            mine = ec.generate_private_key(ec.SECP256R1())
+            point = mine.public_key().public_bytes(serialization.Encoding.X962,
+                                                   serialization.PublicFormat.UncompressedPoint)
+            if word == "p256-off-curve":
+                point = point[:-1] + bytes([point[-1] ^ 1])
+            elif word == "p256-compressed":
+                point = mine.public_key().public_bytes(serialization.Encoding.X962,
+                                                       serialization.PublicFormat.CompressedPoint)
+            params = bytes([3]) + struct.pack(">H", SECP256R1) + u8(point)
+        else:
+            mine, public = x25519_pair()
+            group = X25519
+            if word == "curve-not-offered":
+                group, public = 0x0016, b"\x04" + os.urandom(64)
+            elif word == "x25519-all-zero":
+                public = bytes(32)
+            elif word == "x25519-short":
+                public = public[:31]
+            params = bytes([3]) + struct.pack(">H", group) + u8(public)
+            if word == "explicit-prime":  # ECParameters of curve_type explicit_prime (RFC 8422 5.4: deprecated)
+                p256_prime = bytes.fromhex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+                params = bytes([1]) + u8(p256_prime) + u8(b"\x01") + u8(b"\x02") + u8(public)
+        signed = ch.client_random + server_random + params
+        scheme, signature = scheme_of(key), sign(key, signed)
+        if word == "scheme-not-offered":
+            scheme, signature = 0x0203, key.sign(signed, ec.ECDSA(hashes.SHA1()))
+        elif word == "scheme-key-mismatch":
+            scheme = 0x0804
+        elif word == "bad-signature":
+            signature = signature[:-1] + bytes([signature[-1] ^ 1])  # the last byte of s: content, never DER
+        body = params + struct.pack(">H", scheme) + u16(signature) + (b"\x00" if word == "trailing-byte" else b"")
+        return mine, (None if word == "missing" else message(SERVER_KEY_EXCHANGE, body))
+
+    def first_flight(self, hello: bytes, ske: Optional[bytes]) -> list[tuple[str, bytes]]:
+        """Certificate to ServerHelloDone, as cert12, ske12 and flight12 say: ("msg", a message of the
+        transcript), ("side", one outside it), ("raw", a record as it is)."""
+        bugs, word = self.bugs, self.bugs.flight12
+        chain = load_chain(self.cfg.chain)
+        if bugs.cert12 == "rsa-leaf":
+            chain = load_chain(os.path.join(os.path.dirname(self.cfg.chain), "leaf-rsa.pem"))
+        entries = b"".join(u24(d) for d in chain)
+        body = u24(entries)
+        if bugs.cert12 == "empty-list":
+            body = u24(b"")
+        elif bugs.cert12 == "list-length-over":
+            body = struct.pack(">I", len(entries) + 3)[1:] + entries
+        elif bugs.cert12 == "entry-length-over":
+            body = u24(struct.pack(">I", len(entries) + 3)[1:] + entries[3:])
+        elif bugs.cert12 == "trailing-byte":
+            body = u24(entries) + b"\x00"
+        if bugs.cert12:
+            self.fired("cert12")
+        out = [] if word == "no-certificate" else [("msg", message(CERTIFICATE, body))]
+        extra = {
+            "server-hello-twice": ("msg", hello),
+            "certificate-status-unasked": ("msg", message(22, b"\x01" + u24(STAPLES["not-der"]))),
+            "hello-request-mid-flight": ("side", message(HELLO_REQUEST, b"")),
+            "hello-request-body-mid-flight": ("side", message(HELLO_REQUEST, b"\x00")),
+            "unknown-message-type": ("msg", message(99, b"")),
+        }.get(word)
+        if extra:
+            out.append(extra)
+        if ske:
+            out += [("msg", ske)] * (2 if bugs.ske12 == "twice" else 1)
+        if word == "certificate-request":  # ecdsa_sign, ecdsa_secp256r1_sha256, no authorities
+            out.append(("msg", message(CERTIFICATE_REQUEST, u8(b"\x40") + u16(struct.pack(">H", ECDSA_SHA256)) +
+                                       u16(b""))))
+        out.append(("msg", message(SERVER_HELLO_DONE, b"\x00" if word == "done-with-body" else b"")))
+        if word == "empty-handshake-record":
+            out.insert(0, ("raw", record(HANDSHAKE, b"")))
+        if word:
+            self.fired("flight12")
+        return out
+
+    def emit_flight(self, flight: list[tuple[str, bytes]]) -> None:
+        """FLIGHT's records, as flight12 packs them, in one write (the cork full_handshake opened)."""
+        word = self.bugs.flight12
+        for kind, m in flight:
+            if kind == "msg":
+                self.transcript += m
+        if word == "coalesced" and self.tx is None:
+            self.send(record(HANDSHAKE, b"".join(m for _, m in flight)), "coalesced-flight")
+        else:
+            for kind, m in flight:
+                if kind == "raw":
+                    self.send(m, "empty-handshake-record")
+                    continue
+                what = MESSAGE_NAMES.get(m[0], str(m[0]))
+                size = 1 if word == "one-byte-fragments" and self.tx is None else len(m)
+                for at in range(0, len(m), size):
+                    self.send(self.tx.seal(HANDSHAKE, m[at:at + size]) if self.tx else
+                              record(HANDSHAKE, m[at:at + size]), what)
+        self.uncork()
 
     def finish(self, ch: ClientHello, server_random: bytes, mine) -> None:
+        bugs = self.bugs
         cke = self.next_handshake()
+        if cke[0] == CERTIFICATE:  # flight12=certificate-request: the client's (empty) Certificate
+            self.transcript += cke
+            cke = self.next_handshake()
         if cke[0] != CLIENT_KEY_EXCHANGE:
             raise PeerClosed(f"message {cke[0]} instead of ClientKeyExchange")
         self.transcript += cke
-        shared = x25519_shared(mine, cke[5:5 + cke[4]])
-        keys = Keys(shared, ch.client_random, server_random)
+        theirs = cke[5:5 + cke[4]]
+        if bugs.ske12.startswith("p256"):
+            shared = mine.exchange(ec.ECDH(), ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), theirs))
+        else:
+            shared = x25519_shared(mine, theirs)
+        session_hash = hashlib.sha256(self.transcript).digest() if self.ems else b""
+        keys = Keys(shared, ch.client_random, server_random, session_hash)
+        mine_keys = Keys(shared, ch.client_random, server_random) if bugs.ems12 == "wrong-master" and self.ems else keys
         self.pending_rx = Protection12(keys.client_key, keys.client_salt)
         fin = self.next_handshake()
         if fin[0] != FINISHED or fin[4:] != keys.verify_data(b"client finished", self.transcript):
             raise PeerClosed("bad client Finished")
         self.transcript += fin
-        self.send(self.tx.seal(CCS, b"\x01") if self.tx else record(CCS, b"\x01"), "ChangeCipherSpec")
-        self.tx = Protection12(keys.server_key, keys.server_salt)
-        server_fin = keys.verify_data(b"server finished", self.transcript)
-        self.send_handshake(message(FINISHED, server_fin))
+        word = bugs.finish12
+        if word:
+            self.fired("finish12")
+        self.cork = bytearray()  # the server's CCS and Finished in one write
+        server_fin = mine_keys.verify_data(b"server finished", self.transcript)
+        if word == "finished-bad":
+            server_fin = bytes([server_fin[0] ^ 1]) + server_fin[1:]
+        elif word == "finished-short":
+            server_fin = server_fin[:11]
+        finished = message(FINISHED, server_fin)
+        if word == "appdata-before-ccs":
+            self.send(record(APPDATA, b"HTTP/1.1 200 OK\r\n"), "appdata-before-ccs")
+        if word == "finished-before-ccs":
+            self.send(record(HANDSHAKE, finished), "Finished")
+            self.uncork()
+            self.next_record()  # the client's alert ends it
+            return
+        ccs = {"ccs-two-bytes": b"\x01\x01", "ccs-payload-02": b"\x02"}.get(word, b"\x01")
+        self.send(self.tx.seal(CCS, ccs) if self.tx else record(CCS, ccs), "ChangeCipherSpec")
+        self.tx = Protection12(mine_keys.server_key, mine_keys.server_salt)
+        if word == "ccs-twice":  # the second under the keys the first started: it opens, and is unexpected
+            self.send(self.tx.seal(CCS, ccs), "ChangeCipherSpec")
+        if word == "appdata-before-finished":
+            self.send(self.tx.seal(APPDATA, b"HTTP/1.1 200 OK\r\n"), "appdata-before-finished")
+        self.transcript += finished
+        self.send(self.tx.seal(HANDSHAKE, finished), "Finished")
+        self.uncork()
         self.verify_data = (fin[4:], server_fin)
         self.report.bump(self.report.counts, "handshakes")
+
+    def respond(self) -> None:
+        """rec12's records once the request is in, before the response (one write), then Conn's. After the
+        request, not before it: the client's next bytes are its answer to them, its request acknowledged by
+        them (no alert of its held back by Nagle when it closes)."""
+        word, tx = self.bugs.rec12, self.tx
+        before = {
+            "ciphertext-over": lambda: (lambda r: r[:3] + struct.pack(">H", MAX_RECORD + 2048 + 1) + r[5:] +
+                                        bytes(MAX_RECORD + 2048 + 1 - len(r) + 5))(tx.seal(APPDATA, b"x" * MAX_RECORD)),
+            "plaintext-over": lambda: tx.seal(APPDATA, b"x" * (MAX_RECORD + 1)),
+            "bad-tag": lambda: (lambda r: r[:-1] + bytes([r[-1] ^ 1]))(tx.seal(APPDATA, b"HTTP/1.1 200 OK\r\n")),
+            "unknown-type": lambda: tx.seal(99, bytes(20)),
+            "empty-appdata": lambda: b"".join(tx.seal(APPDATA, b"") for _ in range(self.EMPTY_APPDATA)),
+            "alert-fragmented": lambda: tx.seal(ALERT, b"\x01") + tx.seal(ALERT, b"\x70"),
+            "warning-alert": lambda: tx.seal(ALERT, alert(112, level=1)),
+            "hello-request-with-body": lambda: tx.seal(HANDSHAKE, message(HELLO_REQUEST, b"\x00")),
+            "unknown-handshake-type": lambda: tx.seal(HANDSHAKE, message(99, b"")),
+            "ccs-after-handshake": lambda: tx.seal(CCS, b"\x01"),
+        }.get(word)
+        if before:
+            self.fired("rec12", self.EMPTY_APPDATA if word == "empty-appdata" else 1)  # counted before it goes
+            self.send(before(), f"rec12:{word}")
+        super().respond()
+
+    def app_records(self, data: bytes, size: int) -> None:
+        """rec12's response records (a version, one byte each), else Conn's."""
+        word = self.bugs.rec12
+        if not (word.startswith("version-") or word == "app-one-byte"):
+            return super().app_records(data, size)
+        version = int(word[len("version-"):], 16) if word.startswith("version-") else TLS12
+        size = 1 if word == "app-one-byte" else size
+        corked = self.cork is None
+        if corked:
+            self.cork = bytearray()  # the response in one write
+        for at in range(0, len(data), size):
+            self.fired("rec12")
+            self.send(self.tx.seal(APPDATA, data[at:at + size], version=version), "response")
+        if corked:
+            self.uncork()
 
     def renegotiate(self) -> None:
         """A HelloRequest; the client's ClientHello, written from inside its SSL_read; a whole new handshake."""

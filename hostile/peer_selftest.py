@@ -15,6 +15,7 @@ no scenario sets, a field with no check, a scenario whose field fired no count: 
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from dataclasses import asdict
@@ -85,6 +86,299 @@ def _response_cut(w: Wire) -> bool:
 
 def _records_after_close(w: Wire) -> bool:
     return (1, 0) in _alerts(w) and bool(w.records("closed", inner_type=23))
+
+
+# --- the TLS 1.2 catalogue's reading of `openssl s_client -msg`: each line `<<< VERSION, KIND [length N], NAME`
+# (<<< received, >>> sent) then the bytes in hex. Every record's header is printed as it is read; a handshake
+# message only once s_client takes its type (one it refuses shows as its record's header alone).
+
+MSG_LINE = re.compile(r"(<<<|>>>) ([^,<>]*?), (\w+) \[length ([0-9a-f]+)\](?:, (.*))?$")
+
+
+def _trace12(w: Wire) -> list[dict]:
+    """s_client's -msg items in order: dir, kind (RecordHeader, Handshake, Alert, ...), name, data (bytes)."""
+    if "_items" in w.trace:
+        return w.trace["_items"]
+    items: list[dict] = []
+    for line in w.s_client.splitlines():
+        if m := MSG_LINE.search(line):  # anywhere: the response's bytes have no newline before it
+            items.append({"dir": m[1], "kind": m[3], "name": m[5] or "", "hex": ""})
+        elif items and re.fullmatch(r"\s+([0-9a-f]{2} ?)+", line):
+            items[-1]["hex"] += "".join(line.split())
+        elif line.strip():
+            items.append({"dir": "", "kind": "text", "name": "", "hex": ""})  # ends the hex of the item before
+    for item in items:
+        item["data"] = bytes.fromhex(item.pop("hex"))
+    w.trace["_items"] = items
+    return items
+
+
+def _got(w: Wire, kind: str = "", name: str = "") -> list[tuple[int, dict]]:
+    """(position, item) of what s_client received, of KIND and NAME."""
+    return [(i, x) for i, x in enumerate(_trace12(w)) if x["dir"] == "<<<" and (not kind or x["kind"] == kind)
+            and (not name or x["name"] == name)]
+
+
+def _message(w: Wire, name: str, sent: bool = False) -> bytes:
+    """The first handshake message NAME that s_client took (SENT: that it sent), or b''."""
+    want = ">>>" if sent else "<<<"
+    return next((x["data"] for x in _trace12(w) if x["dir"] == want and x["kind"] == "Handshake"
+                 and x["name"] == name), b"")
+
+
+def _headers(w: Wire, ctype: int = 0, after: int = -1, before: int = 1 << 30) -> list[bytes]:
+    """The received record headers (5 bytes) of content type CTYPE (0: any) between two positions."""
+    return [x["data"] for i, x in _got(w, "RecordHeader") if after < i < before and len(x["data"]) == 5
+            and (not ctype or x["data"][0] == ctype)]
+
+
+def _position(w: Wire, kind: str, name: str = "") -> int:
+    """The position of the first received item of KIND and NAME, or -1."""
+    return next((i for i, _ in _got(w, kind, name)), -1)
+
+
+def _ccs_position(w: Wire) -> int:
+    """The position of the first ChangeCipherSpec record s_client read (2^30: none)."""
+    return next((i for i, x in _got(w, "RecordHeader") if x["data"][:1] == b"\x14"), 1 << 30)
+
+
+def _plain_handshake_records(w: Wire) -> list[int]:
+    """The lengths of the handshake records s_client read before the server's ChangeCipherSpec."""
+    return [int.from_bytes(h[3:5], "big") for h in _headers(w, 22, before=_ccs_position(w))]
+
+
+def _after_certificate(w: Wire) -> list[int]:
+    """The lengths of the plaintext handshake records after the one that carried the Certificate."""
+    lengths, cert = _plain_handshake_records(w), _message(w, "Certificate")
+    return lengths[lengths.index(len(cert)) + 1:] if cert and len(cert) in lengths else []
+
+
+def _hello12(w: Wire, sent: bool = False) -> dict:
+    """The (Client|Server)Hello's fields: version, random, session_id, suites, compression, extensions
+    [(type, body)], left (bytes after the last whole extension)."""
+    m = _message(w, "ClientHello" if sent else "ServerHello", sent)
+    if len(m) < 38:
+        return {}
+    b, out = m[4:], {}
+    out["version"], out["random"] = int.from_bytes(b[:2], "big"), b[2:34]
+    at = 35 + b[34]
+    out["session_id"] = b[35:at]
+    if sent:
+        n = int.from_bytes(b[at:at + 2], "big")
+        out["suites"] = [int.from_bytes(b[at + 2 + i:at + 4 + i], "big") for i in range(0, n, 2)]
+        at += 2 + n
+        at += 1 + b[at]
+    else:
+        out["suites"], out["compression"] = [int.from_bytes(b[at:at + 2], "big")], b[at + 2]
+        at += 3
+    end = at + 2 + int.from_bytes(b[at:at + 2], "big") if at + 2 <= len(b) else at
+    exts, at = [], at + 2
+    while at + 4 <= end:
+        n = int.from_bytes(b[at + 2:at + 4], "big")
+        exts.append((int.from_bytes(b[at:at + 2], "big"), b[at + 4:at + 4 + n]))
+        at += 4 + n
+    out["extensions"], out["left"] = exts, b[at:end]
+    return out
+
+
+def _ext12(w: Wire, kind: int, sent: bool = False) -> list[bytes]:
+    """The bodies of every extension of type KIND in the ServerHello (SENT: the ClientHello)."""
+    return [body for t, body in _hello12(w, sent).get("extensions", []) if t == kind]
+
+
+def _client_list(w: Wire, kind: int) -> list[int]:
+    """The 16-bit values of a ClientHello list extension (supported_groups 10, signature_algorithms 13)."""
+    body = (_ext12(w, kind, sent=True) or [b""])[0][2:]
+    return [int.from_bytes(body[i:i + 2], "big") for i in range(0, len(body) - 1, 2)]
+
+
+def _ske12(w: Wire) -> dict:
+    """The ServerKeyExchange: curve_type, group, point, params (the signed part), scheme, signature."""
+    m = _message(w, "ServerKeyExchange")[4:]
+    if len(m) < 4:
+        return {}
+    if m[0] != 3:
+        return {"curve_type": m[0]}
+    end = 4 + m[3]
+    out = {"curve_type": 3, "group": int.from_bytes(m[1:3], "big"), "point": m[4:end], "params": m[:end]}
+    out["scheme"] = int.from_bytes(m[end:end + 2], "big")
+    n = int.from_bytes(m[end + 2:end + 4], "big")
+    out["signature"], out["left"] = m[end + 4:end + 4 + n], m[end + 4 + n:]
+    return out
+
+
+def _leaf12(w: Wire):
+    """The leaf certificate of the server's Certificate (cryptography's), or None."""
+    from cryptography import x509
+    m = _message(w, "Certificate")
+    try:
+        return x509.load_der_x509_certificate(m[10:10 + int.from_bytes(m[7:10], "big")])
+    except (ValueError, IndexError):
+        return None
+
+
+def _ske_verifies(w: Wire) -> bool:
+    """The ServerKeyExchange's signature, checked here with the leaf's key over both randoms and the params."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    ske, leaf, ch, sh = _ske12(w), _leaf12(w), _hello12(w, sent=True), _hello12(w)
+    if not (ske.get("signature") and leaf and ch and sh):
+        return False
+    try:
+        leaf.public_key().verify(ske["signature"], ch["random"] + sh["random"] + ske["params"], ec.ECDSA(hashes.SHA256()))
+        return True
+    except (InvalidSignature, TypeError):
+        return False
+
+
+def _on_p256(point: bytes) -> bool:
+    from cryptography.hazmat.primitives.asymmetric import ec
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
+        return True
+    except ValueError:
+        return False
+
+
+def _alert_sent(w: Wire, *names: str) -> bool:
+    """s_client sent a fatal alert (of one of NAMES, if given): its answer to what it read."""
+    return any(x["dir"] == ">>>" and x["kind"] == "Alert" and x["name"].startswith("fatal") and
+               (not names or x["name"].split()[-1] in names) for x in _trace12(w))
+
+
+def _completed12(w: Wire) -> bool:
+    return "New, TLSv1.2" in w.s_client and not _alert_sent(w)
+
+
+def _after_finished(w: Wire, ctype: int) -> list[bytes]:
+    return _headers(w, ctype, after=_position(w, "Handshake", "Finished"))
+
+
+SH12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "version-0302": lambda w: _hello12(w).get("version") == 0x0302,
+    "version-0300": lambda w: _hello12(w).get("version") == 0x0300,
+    "version-0304": lambda w: _hello12(w).get("version") == 0x0304 and not _ext12(w, 43),
+    "session-id-33": lambda w: len(_hello12(w).get("session_id", b"")) == 33,
+    "compression-deflate": lambda w: _hello12(w).get("compression") == 1,
+    "suite-unoffered": lambda w: bool(_hello12(w)) and _hello12(w)["suites"][0] not in _hello12(w, sent=True)["suites"],
+    "sentinel-tls11": lambda w: _hello12(w).get("random", b"").endswith(b"DOWNGRD\x00"),
+    "sentinel-tls12": lambda w: _hello12(w).get("random", b"").endswith(b"DOWNGRD\x01"),
+}
+
+SH12_EXTENSION_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "unknown-7777": lambda w: bool(_ext12(w, 0x7777)) and not _ext12(w, 0x7777, sent=True),
+    "alpn-two": lambda w: _ext12(w, 16) == [b"\x00\x0c\x02h2\x08http/1.1"],
+    "alpn-unoffered": lambda w: _ext12(w, 16) == [b"\x00\x07\x06spdy/1"],
+    "alpn-empty": lambda w: _ext12(w, 16) == [b"\x00\x00"],
+    "status-request": lambda w: _ext12(w, 5) == [b""] and not _ext12(w, 5, sent=True),
+    "max-fragment-length": lambda w: _ext12(w, 1) == [b"\x01"] and not _ext12(w, 1, sent=True),
+    "record-size-limit-63": lambda w: _ext12(w, 28) == [b"\x00\x3f"],
+    "encrypt-then-mac": lambda w: _ext12(w, 22) == [b""] and _hello12(w)["suites"] == [0xC02B],
+    "ems-with-body": lambda w: any(body for body in _ext12(w, 23)),
+    "sni-ack": lambda w: _ext12(w, 0) == [b""] and bool(_ext12(w, 0, sent=True)),
+    "sni-with-body": lambda w: any(body for body in _ext12(w, 0)),
+    "duplicate-ec-point-formats": lambda w: len(_ext12(w, 11)) == 2,
+    "duplicate-renegotiation-info": lambda w: len(_ext12(w, 0xFF01)) == 2,
+    "ec-point-formats-compressed-only": lambda w: bool(_ext12(w, 11)) and 0 not in _ext12(w, 11)[0][1:],
+    "renegotiation-info-nonempty": lambda w: [len(b) for b in _ext12(w, 0xFF01)] == [13],
+    "renegotiation-info-bad-length": lambda w: _ext12(w, 0xFF01) == [b"\x05"],
+    "extensions-trailing-byte": lambda w: _hello12(w).get("left") == b"\x00",
+}
+
+CERT12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "empty-list": lambda w: _message(w, "Certificate") == bytes.fromhex("0b000003000000"),
+    "list-length-over": lambda w: (lambda m: len(m) > 7 and int.from_bytes(m[4:7], "big") > len(m) - 7)(
+        _message(w, "Certificate")),
+    "entry-length-over": lambda w: (lambda m: len(m) > 10 and int.from_bytes(m[4:7], "big") == len(m) - 7 and
+                                    int.from_bytes(m[7:10], "big") > len(m) - 10)(_message(w, "Certificate")),
+    "trailing-byte": lambda w: (lambda m: len(m) > 7 and int.from_bytes(m[4:7], "big") == len(m) - 8)(
+        _message(w, "Certificate")),
+    "rsa-leaf": lambda w: bytes.fromhex("2a864886f70d010101") in _message(w, "Certificate")[:600],
+}
+
+SKE12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "bad-signature": lambda w: bool(_ske12(w).get("signature")) and _leaf12(w) is not None and not _ske_verifies(w),
+    "scheme-not-offered": lambda w: _ske12(w).get("scheme") == 0x0203 and 0x0203 not in _client_list(w, 13),
+    "scheme-key-mismatch": lambda w: _ske12(w).get("scheme") == 0x0804 and _ske_verifies(w),
+    "curve-not-offered": lambda w: bool(_ske12(w)) and _ske12(w).get("group") not in _client_list(w, 10),
+    "x25519-all-zero": lambda w: _ske12(w).get("group") == 0x1D and _ske12(w).get("point") == bytes(32),
+    "x25519-short": lambda w: _ske12(w).get("group") == 0x1D and len(_ske12(w).get("point", b"")) == 31,
+    "explicit-prime": lambda w: _ske12(w).get("curve_type") == 1,
+    "p256": lambda w: _ske12(w).get("group") == 0x17 and len(_ske12(w)["point"]) == 65 and
+    _on_p256(_ske12(w)["point"]) and _completed12(w),
+    "p256-off-curve": lambda w: _ske12(w).get("group") == 0x17 and len(_ske12(w)["point"]) == 65 and
+    not _on_p256(_ske12(w)["point"]),
+    "p256-compressed": lambda w: _ske12(w).get("group") == 0x17 and len(_ske12(w)["point"]) == 33 and
+    _ske12(w)["point"][:1] in (b"\x02", b"\x03"),
+    "missing": lambda w: not _message(w, "ServerKeyExchange") and _after_certificate(w)[:1] == [4],
+    "twice": lambda w: bool(_message(w, "ServerKeyExchange")) and
+    _after_certificate(w)[:2] == [len(_message(w, "ServerKeyExchange"))] * 2,
+    "trailing-byte": lambda w: _ske12(w).get("left") == b"\x00",
+}
+
+FLIGHT12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "done-with-body": lambda w: bool(_message(w, "ServerKeyExchange")) and
+    _after_certificate(w)[:2] == [len(_message(w, "ServerKeyExchange")), 5],
+    "no-certificate": lambda w: bool(_message(w, "ServerHello")) and not _message(w, "Certificate") and
+    len(_plain_handshake_records(w)) >= 2,
+    "server-hello-twice": lambda w: bool(_message(w, "ServerHello")) and
+    _after_certificate(w)[:1] == [len(_message(w, "ServerHello"))],
+    "certificate-status-unasked": lambda w: _after_certificate(w)[:1] == [4 + 1 + 3 + len(STAPLES["not-der"])],
+    "hello-request-mid-flight": lambda w: _message(w, "HelloRequest") == b"\x00\x00\x00\x00" and
+    _position(w, "Handshake", "HelloRequest") < _position(w, "Handshake", "ServerKeyExchange") and _completed12(w),
+    "hello-request-body-mid-flight": lambda w: _after_certificate(w)[:1] == [5] and
+    not _message(w, "ServerKeyExchange"),
+    "certificate-request": lambda w: bool(_message(w, "CertificateRequest")) and
+    _message(w, "Certificate", sent=True) == bytes.fromhex("0b000003000000") and _completed12(w),
+    "one-byte-fragments": lambda w: len(_plain_handshake_records(w)) > 100 and set(_plain_handshake_records(w)) == {1},
+    "coalesced": lambda w: len(_plain_handshake_records(w)) == 1 and bool(_message(w, "ServerHelloDone")),
+    "empty-handshake-record": lambda w: 0 in _plain_handshake_records(w),
+    "unknown-message-type": lambda w: _after_certificate(w)[:1] == [4] and not _message(w, "ServerKeyExchange"),
+}
+
+FINISH12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "finished-bad": lambda w: len(_message(w, "Finished")) == 16 and _alert_sent(w, "decrypt_error"),
+    "finished-short": lambda w: _message(w, "Finished")[:4] == b"\x14\x00\x00\x0b" and len(_message(w, "Finished")) == 15,
+    "finished-before-ccs": lambda w: (lambda after: after[:1] == [b"\x16\x03\x03\x00\x10"])(
+        _headers(w, after=_position(w, "Handshake", "ServerHelloDone"))),
+    "ccs-twice": lambda w: len(_headers(w, 20)) == 2,
+    "ccs-two-bytes": lambda w: [h[3:5] for h in _headers(w, 20)] == [b"\x00\x02"],
+    "ccs-payload-02": lambda w: [h[3:5] for h in _headers(w, 20)] == [b"\x00\x01"] and
+    not _message(w, "Finished") and _alert_sent(w),
+    "appdata-before-finished": lambda w: bool(_headers(w, 23, after=_ccs_position(w),
+                                                       before=_position(w, "Handshake", "Finished") % (1 << 30))),
+    "appdata-before-ccs": lambda w: bool(_headers(w, 23, before=_ccs_position(w))),
+}
+
+REC12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "version-0300": lambda w: any(h[1:3] == b"\x03\x00" for h in _after_finished(w, 23)),
+    "version-0301": lambda w: any(h[1:3] == b"\x03\x01" for h in _after_finished(w, 23)),
+    "version-0304": lambda w: any(h[1:3] == b"\x03\x04" for h in _after_finished(w, 23)),
+    "app-one-byte": lambda w: len(_after_finished(w, 23)) > 100 and
+    {int.from_bytes(h[3:5], "big") for h in _after_finished(w, 23)} == {1 + 24},
+    "ciphertext-over": lambda w: any(int.from_bytes(h[3:5], "big") > MAX + 2048 for h in _after_finished(w, 23)),
+    "plaintext-over": lambda w: any(int.from_bytes(h[3:5], "big") == MAX + 1 + 24 for h in _after_finished(w, 23)),
+    "bad-tag": lambda w: bool(_after_finished(w, 23)) and _alert_sent(w, "bad_record_mac"),
+    "unknown-type": lambda w: bool(_after_finished(w, 99)),
+    "empty-appdata": lambda w: sum(h[3:5] == b"\x00\x18" for h in _after_finished(w, 23)) == 16,
+    "alert-fragmented": lambda w: [h[3:5] for h in _after_finished(w, 21)][:1] == [b"\x00\x19"],
+    "warning-alert": lambda w: any(x["name"] == "warning unrecognized_name" for _, x in _got(w, "Alert")),
+    "hello-request-with-body": lambda w: _message(w, "HelloRequest") == b"\x00\x00\x00\x01\x00" or
+    [h[3:5] for h in _after_finished(w, 22)][:1] == [(5 + 24).to_bytes(2, "big")],
+    "unknown-handshake-type": lambda w: [h[3:5] for h in _after_finished(w, 22)][:1] == [(4 + 24).to_bytes(2, "big")],
+    "ccs-after-handshake": lambda w: [h[3:5] for h in _after_finished(w, 20)][:1] == [(1 + 24).to_bytes(2, "big")],
+}
+
+EMS12_CHECKS: dict[str, Callable[[Wire], bool]] = {
+    "negotiated": lambda w: _ext12(w, 23) == [b""] and "Extended master secret: yes" in w.s_client and _completed12(w),
+    "wrong-master": lambda w: _ext12(w, 23) == [b""] and bool(_ext12(w, 23, sent=True)) and
+    _alert_sent(w, "bad_record_mac", "decrypt_error"),
+}
+
+
+def _word12(table: dict[str, Callable[[Wire], bool]]) -> Callable[[Wire, object], bool]:
+    return lambda w, v: bool(table[v](w))
 
 
 # field -> (what it must show, the check: True when the wire shows it)
@@ -170,6 +464,15 @@ CHECKS: dict[str, tuple[str, Callable[[Wire, object], bool]]] = {
                                     lambda w, v: "RENEGOTIATION_MISMATCH" in w.s_client.upper()
                                     or "renegotiation mismatch" in w.s_client),
     "renegotiate_mid_request": ("a HelloRequest while the request is in flight", lambda w, v: "HelloRequest" in w.s_client),
+    # the TLS 1.2 catalogue: each word field's check, one a word (the tables above)
+    "sh12": ("that ServerHello field", _word12(SH12_CHECKS)),
+    "sh12_extension": ("that ServerHello extension", _word12(SH12_EXTENSION_CHECKS)),
+    "cert12": ("that Certificate", _word12(CERT12_CHECKS)),
+    "ske12": ("that ServerKeyExchange", _word12(SKE12_CHECKS)),
+    "flight12": ("that first flight", _word12(FLIGHT12_CHECKS)),
+    "finish12": ("that ChangeCipherSpec and Finished", _word12(FINISH12_CHECKS)),
+    "rec12": ("those records after the handshake", _word12(REC12_CHECKS)),
+    "ems12": ("that extended master secret", _word12(EMS12_CHECKS)),
 }
 
 
