@@ -116,6 +116,104 @@ BUGS: dict[str, Bug] = {b.name: b for b in (
     _bug("close_notify_then_data", bool, "the whole response, close_notify and another application record, one write"),
     _bug("fatal_alert_after_response", bool, "the whole response, then a fatal internal_error alert"),
     _bug("rst_after_request", bool, "the client's request read, then RST instead of a response"),
+    # --- the catalogue (TLS 1.3): word fields, one implementation each, one scenario a word ---
+    _bug("sh_form", str, "the ServerHello altered as the word says, the handshake then carried on as if it were "
+         "right: legacy_version 0x0304 or 0x0301; compression method 1; supported_versions naming 0x0303, 0x0305 or "
+         "0x7f1c, in the ClientHello's list form, missing, or twice; key_share missing, without a public value, or "
+         "twice; the random ending DOWNGRD\\x01 or DOWNGRD\\x00; 2 bytes after the extensions; an empty "
+         "legacy_session_id_echo",
+         "legacy-version-0304", "legacy-version-0301", "compression-1", "version-0303", "version-0305",
+         "version-7f1c", "versions-list", "no-supported-versions", "supported-versions-twice", "no-key-share",
+         "key-share-no-public", "key-share-twice", "random-downgrd-tls12", "random-downgrd-tls11",
+         "trailing-bytes", "session-id-empty"),
+    _bug("sh_extension", str, "the ServerHello carries one more extension of this name (tls13.py's EXT_CODES), "
+         "with a minimal body; the handshake then goes on",
+         "server-name", "status-request", "supported-groups", "signature-algorithms", "alpn", "early-data",
+         "cookie", "pre-shared-key", "psk-key-exchange-modes", "renegotiation-info", "extended-master-secret",
+         "ec-point-formats", "record-size-limit", "unknown"),
+    _bug("retry_form", str, "a HelloRetryRequest altered as the word says (counts it): `no-change` (supported_versions "
+         "alone), `offered-group` (X25519, whose share the client sent), `unoffered-group` (0x1234), "
+         "`unoffered-suite` (0x1304), `suite-changes` (AES-128-GCM, then a ServerHello of ChaCha20), "
+         "`sh-other-group` (P-256, then a ServerHello share in X25519), `version-0303`, `no-supported-versions`, "
+         "`session-id-mismatch`, `compression-1`, `cookie` (a cookie to echo: counts cookie_echoed), `cookie-empty`, "
+         "`unknown-extension` (0x7777)",
+         "no-change", "offered-group", "unoffered-group", "unoffered-suite", "suite-changes", "sh-other-group",
+         "version-0303", "no-supported-versions", "session-id-mismatch", "compression-1", "cookie", "cookie-empty",
+         "unknown-extension"),
+    _bug("server_share", str, "the ServerHello's key share is this malformed public value (a P-256 word asks for a "
+         "P-256 share first: a HelloRetryRequest for P-256, not counted as retry_group): X25519 of 31, 33 or 0 bytes, or all zero (the handshake then goes on with "
+         "the all-zero secret); a P-256 point off the curve, compressed, the point at infinity (0x00), or 64 bytes",
+         "x25519-short", "x25519-long", "x25519-empty", "x25519-zero", "p256-off-curve", "p256-compressed",
+         "p256-infinity", "p256-no-prefix"),
+    _bug("ee_extension", str, "EncryptedExtensions carries one more extension of this name (tls13.py's EXT_CODES) "
+         "with a minimal body; `*-twice` twice; `alpn-two`, `alpn-empty-list` and `alpn-empty-name` malformed ALPN "
+         "answers; `server-name-list` a server_name holding a name list (an acknowledgement is empty)",
+         "unknown", "key-share", "supported-versions", "supported-groups", "signature-algorithms", "status-request",
+         "pre-shared-key", "early-data", "cookie", "psk-key-exchange-modes", "renegotiation-info", "ec-point-formats",
+         "extended-master-secret", "encrypt-then-mac", "session-ticket", "padding", "max-fragment-length",
+         "record-size-limit", "heartbeat", "certificate-authorities", "post-handshake-auth",
+         "signature-algorithms-cert", "oid-filters", "sct", "server-name", "server-name-list", "alpn-two",
+         "alpn-empty-list", "alpn-empty-name", "unknown-twice", "supported-groups-twice"),
+    _bug("certificate_form", str, "the server's Certificate altered: `empty-list` (no entries), `request-context` "
+         "(a one-byte certificate_request_context), `not-der` (the leaf's bytes replaced by text), "
+         "`entry-extension` (the leaf's entry carries an unknown extension 0x7777), `entry-sct` (an "
+         "unrequested signed_certificate_timestamp), `trailing-bytes` (2 bytes after the list)",
+         "empty-list", "request-context", "not-der", "entry-extension", "entry-sct", "trailing-bytes"),
+    _bug("cv_form", str, "the CertificateVerify altered: labelled `unknown-scheme` (0x7777), `rsa-pkcs1` "
+         "(0x0401), `ecdsa-sha1` (0x0203), `ecdsa-p384` (0x0503, over SHA-384 by the P-256 key), `rsa-pss-label` "
+         "(0x0804 on an ECDSA signature); signed over the `client-context` string or with `no-prefix` (no 64 "
+         "spaces); the signature `truncated` by a byte, `empty`, or followed by `trailing-bytes`",
+         "unknown-scheme", "rsa-pkcs1", "ecdsa-sha1", "ecdsa-p384", "rsa-pss-label", "client-context", "no-prefix",
+         "truncated", "empty", "trailing-bytes"),
+    _bug("finished_form", str, "the server Finished's verify_data is `short` (31 bytes), `long` (33), `empty`, or "
+         "`zero` (32 zero bytes)", "short", "long", "empty", "zero"),
+    _bug("flight_order", str, "the encrypted flight out of order: a message left out (`no-encrypted-extensions`, "
+         "`no-certificate`, `no-certificate-verify`), sent twice (`encrypted-extensions-twice`, "
+         "`certificate-twice`), swapped (`finished-before-certificate-verify`, `certificate-verify-first`), or one "
+         "more message before the Finished: `server-hello`, `key-update`, `new-session-ticket`, `hello-request`, "
+         "`end-of-early-data`, `certificate-request-late` (after the Certificate), `server-hello-done`, "
+         "`unknown-message` (type 99)",
+         "no-encrypted-extensions", "no-certificate", "no-certificate-verify", "encrypted-extensions-twice",
+         "certificate-twice", "finished-before-certificate-verify", "certificate-verify-first", "server-hello",
+         "key-update", "new-session-ticket", "hello-request", "end-of-early-data", "certificate-request-late",
+         "server-hello-done", "unknown-message"),
+    _bug("inject_after_server_hello", str, "one record between the ServerHello and EncryptedExtensions: `ccs-twice` "
+         "(two ChangeCipherSpecs), `ccs-02` (payload 0x02), `ccs-empty`, `ccs-long` (0x01 0x01), `ccs-protected` "
+         "(a ChangeCipherSpec under the handshake keys), `handshake-plaintext` (EncryptedExtensions unprotected), "
+         "`handshake-empty` (a protected handshake record of zero bytes), `appdata` (application data under the "
+         "handshake keys)",
+         "ccs-twice", "ccs-02", "ccs-empty", "ccs-long", "ccs-protected", "handshake-plaintext", "handshake-empty",
+         "appdata"),
+    _bug("inject_after_handshake", str, "one record after the handshake, before the response (the application "
+         "keys): an alert `alert-empty` (0 bytes), `alert-short` (1 byte), `alert-long` (3 bytes), `alert-split` "
+         "(a close_notify in two 1-byte records), `alert-level-3` (close_notify at level 3), `alert-unknown` "
+         "(description 255, warning), `alert-bad-certificate` / `alert-handshake-failure` / `alert-decode-error` "
+         "(warning level), `alert-close-notify-fatal` (close_notify at level fatal), `alert-plaintext` (an "
+         "unprotected warning unrecognized_name), `handshake-empty` (a zero-length handshake record), "
+         "`handshake-plaintext` (a NewSessionTicket unprotected), `appdata-plaintext` (an unprotected application "
+         "record); a post-handshake message the server never sends there: `server-hello`, `encrypted-extensions`, "
+         "`certificate`, `certificate-verify`, `finished`, `hello-request`, `end-of-early-data`, `client-hello`, "
+         "`unknown-message`; a KeyUpdate with a body of 2 bytes (`key-update-long`) or none (`key-update-empty`)",
+         "alert-empty", "alert-short", "alert-long", "alert-split", "alert-level-3", "alert-unknown",
+         "alert-bad-certificate", "alert-handshake-failure", "alert-decode-error", "alert-close-notify-fatal",
+         "alert-plaintext", "handshake-empty", "handshake-plaintext", "appdata-plaintext", "server-hello",
+         "encrypted-extensions", "certificate", "certificate-verify", "finished", "hello-request",
+         "end-of-early-data", "client-hello", "unknown-message", "key-update-long", "key-update-empty"),
+    _bug("response_record", str, "the first record of the response broken: `bad-tag` (the tag's last bit flipped), "
+         "`handshake-keys` (sealed under the server's handshake key), `skip-sequence` (a nonce one ahead), "
+         "`replayed` (sent twice), `short` (15 bytes: shorter than a tag), `outer-handshake` (opaque_type 22), "
+         "`outer-alert` (opaque_type 21)",
+         "bad-tag", "handshake-keys", "skip-sequence", "replayed", "short", "outer-handshake", "outer-alert"),
+    _bug("ticket_form", str, "one NewSessionTicket before the response: `lifetime-over-week` (604801 s), "
+         "`lifetime-zero`, `empty-ticket` (ticket of 0 bytes), `truncated` (cut after the nonce), `early-data` "
+         "(max_early_data_size 16384), `early-data-short` (an early_data body of 2 bytes), `early-data-twice`, "
+         "`server-name` (an extension not for this message)",
+         "lifetime-over-week", "lifetime-zero", "empty-ticket", "truncated", "early-data", "early-data-short",
+         "early-data-twice", "server-name"),
+    _bug("certificate_request", str, "a CertificateRequest after EncryptedExtensions: `plain` (signature_algorithms "
+         "only: the client answers with an empty Certificate, counted as client_certificates), `context` (a non-empty "
+         "certificate_request_context), `no-signature-algorithms` (no extensions), `unknown-extension` (and "
+         "0x7777, which a client ignores)", "plain", "context", "no-signature-algorithms", "unknown-extension"),
     # --- TLS 1.2 only ---
     _bug("downgrade_sentinel", bool, "TLS 1.2: the ServerHello random ends DOWNGRD\\x01 (RFC 8446 4.1.3), then the "
          "peer waits for the client's alert"),

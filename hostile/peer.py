@@ -41,6 +41,7 @@ from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, C
                    Protection, Schedule, alert, certificate_verify_input, extension, finished_mac, key_share,
                    load_chain, load_key, message, parse_client_hello, record, scheme_of, sign, u16, u24, u8,
                    x25519_pair, x25519_shared)
+from tls13 import EXT_CODES, EXT_COOKIE, EXT_EARLY_DATA, EXT_SIG_ALGS, ECDSA_SHA256, RSA_PSS_SHA256, sign_as
 
 BACKLOG_PAUSE_S = 0.3   # renegotiate_mid_request: how long the peer reads nothing after its HelloRequest
 BODY_WAIT_S = 2.0       # renegotiate_mid_request: how long the peer waits for body bytes behind the request's first record
@@ -86,6 +87,56 @@ class Report:
                     "errors": dict(self.errors), "fired": dict(self.fired)}
 
 
+# The catalogue's extension words (bugs.py's sh_extension, ee_extension): a minimal well-formed body each
+EXTENSION_BODIES = {
+    "server-name": b"", "max-fragment-length": b"\x01", "status-request": b"",
+    "supported-groups": u16(struct.pack(">H", X25519)), "ec-point-formats": b"\x01\x00",
+    "signature-algorithms": u16(struct.pack(">H", ECDSA_SHA256)), "heartbeat": b"\x01",
+    "alpn": u16(u8(b"http/1.1")), "sct": u16(u16(bytes(8))), "padding": bytes(4), "encrypt-then-mac": b"",
+    "extended-master-secret": b"", "record-size-limit": struct.pack(">H", 4096), "session-ticket": b"",
+    "pre-shared-key": b"\x00\x00", "early-data": b"", "supported-versions": struct.pack(">H", TLS13),
+    "cookie": u16(bytes(range(1, 17))), "psk-key-exchange-modes": b"\x01\x01",
+    "certificate-authorities": u16(u16(b"\x30\x00")), "oid-filters": u16(b""), "post-handshake-auth": b"",
+    "signature-algorithms-cert": u16(struct.pack(">H", ECDSA_SHA256)),
+    "key-share": struct.pack(">H", X25519) + u16(bytes(range(32))), "renegotiation-info": b"\x00", "unknown": b"",
+}
+EXTENSION_SPECIAL = {
+    "server-name-list": extension(EXT_SERVER_NAME, u16(b"\x00" + u16(b"hooks.test"))),
+    "alpn-two": extension(EXT_ALPN, u16(u8(b"h2") + u8(b"http/1.1"))),
+    "alpn-empty-list": extension(EXT_ALPN, u16(b"")),
+    "alpn-empty-name": extension(EXT_ALPN, u16(u8(b""))),
+}
+
+
+# The TLS 1.3 catalogue's fields: a scenario that sets one counts the client's alert even when it came after
+# the peer's writes began to fail (Conn.write)
+CATALOGUE13 = frozenset({"sh_form", "sh_extension", "retry_form", "server_share", "ee_extension", "certificate_form",
+                         "cv_form", "finished_form", "flight_order", "inject_after_server_hello",
+                         "inject_after_handshake", "response_record", "ticket_form", "certificate_request"})
+
+
+def extension_word(word: str) -> bytes:
+    """The extension(s) a catalogue word names: NAME, NAME-twice, or a special malformed answer."""
+    if word in EXTENSION_SPECIAL:
+        return EXTENSION_SPECIAL[word]
+    if word.endswith("-twice"):
+        return extension_word(word[:-len("-twice")]) * 2
+    return extension(EXT_CODES[word], EXTENSION_BODIES[word])
+
+
+# inject_after_server_hello's and inject_after_handshake's alerts: (level, description) or raw bodies
+INJECTED_ALERTS = {"alert-empty": b"", "alert-short": b"\x01", "alert-long": b"\x01\x00\x00",
+                   "alert-level-3": b"\x03\x00", "alert-unknown": b"\x01\xff", "alert-bad-certificate": b"\x01\x2a",
+                   "alert-handshake-failure": b"\x01\x28", "alert-decode-error": b"\x01\x32",
+                   "alert-close-notify-fatal": b"\x02\x00"}
+# inject_after_handshake's messages the server never sends after the handshake (type, body)
+INJECTED_MESSAGES = {"encrypted-extensions": (ENCRYPTED_EXTENSIONS, u16(b"")),
+                     "certificate-verify": (CERTIFICATE_VERIFY, struct.pack(">H", ECDSA_SHA256) + u16(bytes(8))),
+                     "finished": (FINISHED, bytes(32)), "hello-request": (HELLO_REQUEST, b""),
+                     "end-of-early-data": (5, b""), "unknown-message": (99, bytes(4)),
+                     "key-update-long": (KEY_UPDATE, b"\x00\x00"), "key-update-empty": (KEY_UPDATE, b"")}
+
+
 class Conn:
     """One connection: the wire, the transcript, both directions' protection, the scenario."""
 
@@ -102,6 +153,12 @@ class Conn:
         self.owed_key_update = False  # we asked for a KeyUpdate; the client's next data must follow one
         self.cork: Optional[bytearray] = None  # records held back to leave in one write (uncork())
         self.app_held = b""  # application data that arrived between handshake messages (renegotiate_mid_request)
+        self.ch: Optional[ClientHello] = None  # the client's (last) hello
+        self.sent_server_hello = b""  # the ServerHello message as sent (flight_order, inject_after_handshake)
+        self.cookie = b""  # retry_form cookie: the cookie the client must echo
+        self.s_hs = b""  # the server's handshake traffic secret (response_record handshake-keys)
+        self.response_broken = False  # response_record: the first response record is broken, once
+        self.flight_extra = b""  # flight_order: the message it adds to the flight (kept out of the transcript)
 
     def fired(self, bug: str, n: int = 1) -> None:
         """Bug BUG (a field of bugs.py) acted N times."""
@@ -113,13 +170,32 @@ class Conn:
         if self.cork is not None:
             self.cork += data
         else:
-            self.sock.sendall(data)
+            self.write(data)
         self.report.bump(self.report.sent, what, n)
 
     def uncork(self) -> None:
         """What send() held back, in one write."""
         data, self.cork = bytes(self.cork or b""), None
-        self.sock.sendall(data)
+        self.write(data)
+
+    def write(self, data: bytes) -> None:
+        """DATA to the client. A catalogue scenario whose write fails (the client refused what came before and
+        closed, its kernel resets) reads on first: the client's alert came before its close, and the receive
+        buffer still holds it, so alerts_received counts it whoever won the race (never a lost count)."""
+        try:
+            self.sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            if CATALOGUE13.intersection(self.bugs.set()):
+                self.drain()
+            raise
+
+    def drain(self) -> None:
+        """Every record the client sent that is still to read (its alert counted by next_record)."""
+        try:
+            while True:
+                self.next_record()
+        except Exception:  # noqa: BLE001 - the alert (PeerClosed), the reset, the end: all there is was read
+            pass
 
     def read_exact(self, n: int) -> bytes:
         while len(self.inbuf) < n:
@@ -184,7 +260,8 @@ class Conn:
     def protected_flight(self, msgs: list[bytes]) -> None:
         """Encrypted handshake messages, packed into records as the scenario says."""
         for m in msgs:
-            self.transcript += m
+            if m is not self.flight_extra:  # flight_order's one more message: a client that skips it keeps
+                self.transcript += m        # the transcript the peer's Finished covers
         if self.bugs.pack_flight:
             self.fired("pack_flight")
             blob = b"".join(msgs)
@@ -215,21 +292,63 @@ class Conn:
             return self.bugs.handshake_fragment
         return MAX_RECORD
 
-    def server_hello(self, ch: ClientHello, group: int, share: bytes, random: bytes,
-                     suite: Optional[int] = None) -> bytes:
-        exts = extension(EXT_SUPPORTED_VERSIONS, struct.pack(">H", TLS13))
-        exts += extension(EXT_KEY_SHARE, struct.pack(">H", group) + (u16(share) if share else b""))
+    def server_hello(self, ch: ClientHello, group: int, share: Optional[bytes], random: bytes,
+                     suite: Optional[int] = None, form: str = "") -> bytes:
+        """A ServerHello (SHARE None: a HelloRetryRequest's key_share, the group alone), altered as FORM
+        (sh_form's or retry_form's word) says."""
+        sv = extension(EXT_SUPPORTED_VERSIONS, struct.pack(">H", TLS13))
+        ks = extension(EXT_KEY_SHARE, struct.pack(">H", group) + (u16(share) if share is not None else b""))
+        legacy, compression, trailing, more = TLS12, 0, b"", b""
         sid = ch.session_id
-        if self.bugs.session_id_mismatch:
+        if self.bugs.session_id_mismatch or form == "session-id-mismatch":
             sid = b"\x01" * 32
-            self.fired("session_id_mismatch")
-        body = struct.pack(">H", TLS12) + random + u8(sid) + struct.pack(">HB", suite or self.suite, 0) + u16(exts)
+            if self.bugs.session_id_mismatch:
+                self.fired("session_id_mismatch")
+        if form == "legacy-version-0304":
+            legacy = TLS13
+        elif form == "legacy-version-0301":
+            legacy = 0x0301
+        elif form == "compression-1":
+            compression = 1
+        elif form.startswith("version-"):
+            sv = extension(EXT_SUPPORTED_VERSIONS, struct.pack(">H", int(form[len("version-"):], 16)))
+        elif form == "versions-list":
+            sv = extension(EXT_SUPPORTED_VERSIONS, u8(struct.pack(">HH", TLS13, TLS12)))
+        elif form in ("no-supported-versions", "no-change"):
+            sv = b"" if form == "no-supported-versions" else sv
+            ks = b"" if form == "no-change" else ks
+        elif form == "supported-versions-twice":
+            sv *= 2
+        elif form == "no-key-share":
+            ks = b""
+        elif form == "key-share-no-public":
+            ks = extension(EXT_KEY_SHARE, struct.pack(">H", group))
+        elif form == "key-share-twice":
+            ks *= 2
+        elif form.startswith("random-downgrd-"):
+            random = random[:24] + (b"DOWNGRD\x01" if form.endswith("tls12") else b"DOWNGRD\x00")
+        elif form == "trailing-bytes":
+            trailing = b"\x00\x00"
+        elif form == "session-id-empty":
+            sid = b""
+        elif form in ("cookie", "cookie-empty"):
+            self.cookie = os.urandom(16) if form == "cookie" else b""
+            more = extension(EXT_COOKIE, u16(self.cookie))
+        elif form == "unknown-extension":
+            more = extension(EXT_CODES["unknown"], b"")
+        if share is not None and self.bugs.sh_extension:
+            more = extension_word(self.bugs.sh_extension)
+            self.fired("sh_extension")
+        body = (struct.pack(">H", legacy) + random + u8(sid) + struct.pack(">HB", suite or self.suite, compression) +
+                u16(sv + ks + more) + trailing)
         return message(SERVER_HELLO, body)
 
-    def hello_retry(self, ch: ClientHello, group: int, bug: str = "") -> ClientHello:
-        """Send a HelloRetryRequest for GROUP (the act of field BUG, if one); the retried ClientHello."""
+    def hello_retry(self, ch: ClientHello, group: int, bug: str = "", form: str = "") -> ClientHello:
+        """Send a HelloRetryRequest for GROUP (the act of field BUG, if one), altered as retry_form's FORM;
+        the retried ClientHello."""
         self.transcript = bytes([254, 0, 0, 32]) + hashlib.sha256(self.transcript).digest()
-        self.plain_handshake(self.server_hello(ch, group, b"", HRR_RANDOM))
+        suite = 0x1304 if form == "unoffered-suite" else None
+        self.plain_handshake(self.server_hello(ch, group, None, HRR_RANDOM, suite, form))
         if bug:
             self.fired(bug)
         ch2 = parse_client_hello(self.next_handshake())
@@ -242,14 +361,23 @@ class Conn:
             ca = load_chain(self.cfg.ca)[0]
             chain += [ca] * (self.bugs.chain_padding_kib * 1024 // (len(ca) + 5))
             self.fired("chain_padding_kib")
+        form = self.bugs.certificate_form
+        if form == "not-der":
+            chain = [b"this is not a certificate"] + chain[1:]
         entries = [u24(der) + u16(b"") for der in chain]
+        if form in ("entry-extension", "entry-sct"):
+            entries[0] = u24(chain[0]) + u16(extension_word("unknown" if form == "entry-extension" else "sct"))
         staple = STAPLES[self.bugs.staple] if self.bugs.staple else self.cfg.staple_der
         if staple and self.client_asked_status:  # CertificateStatus: status_type ocsp (1), the response
             entries[0] = u24(chain[0]) + u16(extension(EXT_STATUS_REQUEST, b"\x01" + u24(staple)))
             self.report.bump(self.report.sent, "staple")
             if self.bugs.staple:
                 self.fired("staple")
-        return message(CERTIFICATE, u8(b"") + u24(b"".join(entries)))
+        if form:
+            self.fired("certificate_form")
+        context = b"\x01" if form == "request-context" else b""
+        return message(CERTIFICATE, u8(context) + u24(b"".join([] if form == "empty-list" else entries)) +
+                       (b"\x00\x00" if form == "trailing-bytes" else b""))
 
     def encrypted_extensions(self) -> bytes:
         exts = b""
@@ -259,6 +387,9 @@ class Conn:
         if self.bugs.ee_unsolicited_alpn:
             exts += extension(EXT_ALPN, u16(u8(self.bugs.ee_unsolicited_alpn.encode())))
             self.fired("ee_unsolicited_alpn")
+        if self.bugs.ee_extension:
+            exts += extension_word(self.bugs.ee_extension)
+            self.fired("ee_extension")
         return message(ENCRYPTED_EXTENSIONS, u16(exts))
 
     def handshake(self) -> bool:
@@ -272,31 +403,69 @@ class Conn:
             raise PeerClosed("the client did not offer TLS 1.3")
         self.suite = next(s for s in ((CHACHA20, AES_128_GCM) if self.cfg.suite == "chacha20" else
                                       (AES_128_GCM, CHACHA20)) if s in ch.suites)
-        want = SECP256R1 if "p256" in (self.bugs.retry_group, self.cfg.group) else X25519
-        if want not in ch.shares:
-            ch = self.hello_retry(ch, want, "retry_group" if self.bugs.retry_group else "")
+        p256_share = self.bugs.server_share.startswith("p256")  # its words are P-256 points: a retry for P-256 first
+        want = SECP256R1 if "p256" in (self.bugs.retry_group, self.cfg.group) or p256_share else X25519
+        form = self.bugs.retry_form
+        if want not in ch.shares or form:
+            asked = {"offered-group": X25519, "unoffered-group": 0x1234}.get(form, SECP256R1 if form else want)
+            if form == "cookie":
+                self.report.bump(self.report.counts, "cookie_echoed", 0)
+            ch = self.hello_retry(ch, asked, "retry_group" if self.bugs.retry_group else
+                                  "retry_form" if form else "", form)
             if self.bugs.retry_twice:
                 self.hello_retry(ch, want, "retry_twice")
                 return False
+            if form == "cookie" and ch.bodies.get(EXT_COOKIE) == u16(self.cookie):
+                self.report.bump(self.report.counts, "cookie_echoed")
+            if form == "suite-changes" and CHACHA20 in ch.suites:
+                self.suite = CHACHA20 if self.suite != CHACHA20 else AES_128_GCM
+            want = next((g for g in (asked, X25519, SECP256R1) if g in ch.shares), 0)
+            if not want:
+                raise PeerClosed("no share the peer knows after its HelloRetryRequest")
+            if form == "sh-other-group":  # the ServerHello's share in X25519, the HelloRetryRequest's P-256
+                self.plain_handshake(self.server_hello(ch, X25519, os.urandom(32), os.urandom(32)))
+                self.next_record()
+                return False
+        self.ch = ch
         share, shared = key_share(want, ch.shares[want])
         if self.bugs.server_share_group:
             self.plain_handshake(self.server_hello(ch, self.bugs.server_share_group, os.urandom(32), os.urandom(32)))
             self.fired("server_share_group")
             self.next_record()
             return False
+        if self.bugs.server_share:
+            share, shared = self.bad_share(self.bugs.server_share, share, shared)
+            self.fired("server_share")
         suite = self.bugs.server_suite or None
         if suite:
             self.fired("server_suite")
-        self.plain_handshake(self.server_hello(ch, want, share, os.urandom(32), suite))
+        if self.bugs.sh_form:
+            self.fired("sh_form")
+        self.sent_server_hello = self.server_hello(ch, want, share, os.urandom(32), suite, self.bugs.sh_form)
+        self.plain_handshake(self.sent_server_hello)
+        if shared is None:  # a share the peer cannot agree with: the client's alert ends it
+            self.next_record()
+            return False
         if self.bugs.ccs_before_encrypted_extensions:
             self.send(record(CCS, b"\x01"), "ChangeCipherSpec")
             self.fired("ccs_before_encrypted_extensions")
         schedule = Schedule()
         c_hs, s_hs = schedule.handshake(shared, self.th())
         self.tx, self.rx = Protection(self.suite, s_hs), Protection(self.suite, c_hs)
+        self.s_hs = s_hs
+        if self.bugs.inject_after_server_hello:
+            self.inject(self.bugs.inject_after_server_hello)
+            self.fired("inject_after_server_hello")
         self.server_flight(s_hs)
         c_ap, s_ap = schedule.application(self.th())
         fin = self.next_handshake()
+        if self.bugs.certificate_request:  # the client's Certificate (and CertificateVerify) come first
+            self.report.bump(self.report.counts, "client_certificates", 0)
+            while fin[0] != FINISHED:
+                if fin[0] == CERTIFICATE:
+                    self.report.bump(self.report.counts, "client_certificates")
+                self.transcript += fin
+                fin = self.next_handshake()
         if fin[0] != FINISHED or fin[4:] != finished_mac(c_hs, self.th()):
             raise PeerClosed("bad client Finished")
         self.transcript += fin
@@ -304,28 +473,138 @@ class Conn:
         self.report.bump(self.report.counts, "handshakes")
         return True
 
+    def bad_share(self, word: str, share: bytes, shared: bytes) -> tuple[bytes, Optional[bytes]]:
+        """server_share's WORD: the public value sent, and the secret the handshake goes on with (None: it stops)."""
+        if word == "x25519-zero":
+            return bytes(32), bytes(32)  # a client that does not check computes the all-zero secret too
+        bad = {"x25519-short": os.urandom(31), "x25519-long": os.urandom(33), "x25519-empty": b"",
+               "p256-off-curve": share[:-1] + bytes([share[-1] ^ 1]), "p256-compressed": bytes([2 + share[-1] % 2]) + share[1:33],
+               "p256-infinity": b"\x00", "p256-no-prefix": share[1:]}
+        return bad[word], None
+
+    def inject(self, word: str, after_handshake: bool = False) -> None:
+        """One record of inject_after_server_hello's or inject_after_handshake's WORD, under the keys in force."""
+        if word.startswith("ccs-") and word != "ccs-protected":
+            payload = {"ccs-twice": b"\x01", "ccs-02": b"\x02", "ccs-empty": b"", "ccs-long": b"\x01\x01"}[word]
+            for _ in range(2 if word == "ccs-twice" else 1):
+                self.send(record(CCS, payload), "ChangeCipherSpec")
+        elif word == "ccs-protected":
+            self.post(CCS, b"\x01", "ChangeCipherSpec")
+        elif word in INJECTED_ALERTS:
+            self.post(ALERT, INJECTED_ALERTS[word], word)
+        elif word == "alert-split":  # one write: a client that refuses the first cannot race the second
+            self.send(self.tx.seal(ALERT, b"\x01") + self.tx.seal(ALERT, b"\x00"), word)
+        elif word == "alert-plaintext":
+            self.send(record(ALERT, alert(0, level=1)), word)
+        elif word == "handshake-empty":
+            self.post(HANDSHAKE, b"", word)
+        elif word == "handshake-plaintext":
+            m = self.ticket() if after_handshake else message(ENCRYPTED_EXTENSIONS, u16(b""))
+            self.send(record(HANDSHAKE, m), word)
+        elif word == "appdata":
+            self.post(APPDATA, b"early", word)
+        elif word == "appdata-plaintext":
+            self.send(record(APPDATA, b"HTTP/1.1 200 OK\r\n"), word)
+        elif word == "server-hello":
+            self.post(HANDSHAKE, self.sent_server_hello, word)
+        elif word == "certificate":
+            self.post(HANDSHAKE, self.certificate(), word)
+        elif word == "client-hello":
+            self.post(HANDSHAKE, self.ch.raw, word)
+        else:
+            kind, body = INJECTED_MESSAGES[word]
+            self.post(HANDSHAKE, message(kind, body), word)
+
     def server_flight(self, s_hs: bytes) -> None:
         key = load_key(self.cfg.key)
         ee, cert = self.encrypted_extensions(), self.certificate()
-        signed_hash = hashlib.sha256(self.transcript + ee + (b"" if self.bugs.cv_skip_certificate else cert)).digest()
+        cr = self.certificate_request()
+        signed_hash = hashlib.sha256(self.transcript + ee + cr +
+                                     (b"" if self.bugs.cv_skip_certificate else cert)).digest()
         if self.bugs.cv_skip_certificate:
             self.fired("cv_skip_certificate")
-        cv = message(CERTIFICATE_VERIFY, struct.pack(">H", scheme_of(key)) +
-                     u16(sign(key, certificate_verify_input(signed_hash))))
-        mac = finished_mac(s_hs, hashlib.sha256(self.transcript + ee + cert + cv).digest())
+        cv = self.certificate_verify(key, signed_hash)
+        mac = finished_mac(s_hs, hashlib.sha256(self.transcript + ee + cr + cert + cv).digest())
         if self.bugs.finished_flip_bit:
             mac = bytes([mac[0] ^ 1]) + mac[1:]
             self.fired("finished_flip_bit")
-        self.protected_flight([ee, cert, cv, message(FINISHED, mac)])
+        form = self.bugs.finished_form
+        if form:
+            mac = {"short": mac[:31], "long": mac + b"\x00", "empty": b"", "zero": bytes(32)}[form]
+            self.fired("finished_form")
+        fin = message(FINISHED, mac)
+        self.protected_flight(self.flight(ee, cr, cert, cv, fin))
+
+    def certificate_request(self) -> bytes:
+        """certificate_request's word: a CertificateRequest for the flight, or nothing."""
+        word = self.bugs.certificate_request
+        if not word:
+            return b""
+        self.fired("certificate_request")
+        sig_algs = extension(EXT_SIG_ALGS, u16(struct.pack(">HH", ECDSA_SHA256, RSA_PSS_SHA256)))
+        exts = {"no-signature-algorithms": b"", "unknown-extension": sig_algs + extension(EXT_CODES["unknown"], b"")}
+        return message(CERTIFICATE_REQUEST, u8(b"\x01" if word == "context" else b"") + u16(exts.get(word, sig_algs)))
+
+    def certificate_verify(self, key, signed_hash: bytes) -> bytes:
+        """The CertificateVerify over SIGNED_HASH, altered as cv_form says."""
+        form = self.bugs.cv_form
+        scheme, content = scheme_of(key), certificate_verify_input(signed_hash)
+        if not form:
+            return message(CERTIFICATE_VERIFY, struct.pack(">H", scheme) + u16(sign(key, content)))
+        self.fired("cv_form")
+        if form == "client-context":
+            content = b" " * 64 + b"TLS 1.3, client CertificateVerify\0" + signed_hash
+        elif form == "no-prefix":
+            content = content[64:]
+        labels = {"unknown-scheme": 0x7777, "rsa-pkcs1": 0x0401, "ecdsa-sha1": 0x0203, "ecdsa-p384": 0x0503,
+                  "rsa-pss-label": RSA_PSS_SHA256 if scheme == ECDSA_SHA256 else ECDSA_SHA256}
+        if form in labels:
+            scheme = labels[form]
+            signature = sign(key, content) if form in ("unknown-scheme", "rsa-pss-label") else sign_as(key, content, scheme)
+        else:
+            signature = sign(key, content)
+        signature = {"truncated": signature[:-1], "empty": b""}.get(form, signature)
+        return message(CERTIFICATE_VERIFY, struct.pack(">H", scheme) + u16(signature) +
+                       (b"\x00" if form == "trailing-bytes" else b""))
+
+    def flight(self, ee: bytes, cr: bytes, cert: bytes, cv: bytes, fin: bytes) -> list[bytes]:
+        """The encrypted flight in the order flight_order says (the transcript the peer signed is the right one)."""
+        order = self.bugs.flight_order
+        if not order:
+            return [m for m in (ee, cr, cert, cv, fin) if m]
+        self.fired("flight_order")
+        extra = {"server-hello": self.sent_server_hello, "key-update": message(KEY_UPDATE, b"\x00"),
+                 "new-session-ticket": self.ticket(), "hello-request": message(HELLO_REQUEST, b""),
+                 "end-of-early-data": message(5, b""), "server-hello-done": message(SERVER_HELLO_DONE, b""),
+                 "unknown-message": message(99, bytes(4)),
+                 "certificate-request-late": message(CERTIFICATE_REQUEST, u8(b"") + u16(
+                     extension(EXT_SIG_ALGS, u16(struct.pack(">H", ECDSA_SHA256)))))}
+        self.flight_extra = extra.get(order, b"")
+        return {"no-encrypted-extensions": [cert, cv, fin], "no-certificate": [ee, cv, fin],
+                "no-certificate-verify": [ee, cert, fin], "encrypted-extensions-twice": [ee, ee, cert, cv, fin],
+                "certificate-twice": [ee, cert, cert, cv, fin],
+                "finished-before-certificate-verify": [ee, cert, fin, cv], "certificate-verify-first": [ee, cv, cert, fin],
+                "certificate-request-late": [ee, cert, extra[order] if order in extra else b"", cv, fin],
+                }.get(order, [ee, extra[order], cert, cv, fin] if order in ("server-hello", "hello-request",
+                                                                           "end-of-early-data", "unknown-message")
+                      else [ee, cert, cv, extra.get(order, b""), fin])
 
     # --- after the handshake ----------------------------------------------------------------------
 
     def post(self, content_type: int, data: bytes, what: str, **kw) -> None:
         self.send(self.tx.seal(content_type, data, **kw), what)
 
-    def ticket(self, size: int = 64, exts: bytes = b"") -> bytes:
-        return message(NEW_SESSION_TICKET, struct.pack(">II", 7200, 0) + u8(os.urandom(8)) +
-                       u16(os.urandom(size)) + u16(exts))
+    def ticket(self, size: int = 64, exts: bytes = b"", form: str = "") -> bytes:
+        """A NewSessionTicket, altered as ticket_form's FORM says."""
+        lifetime = {"lifetime-over-week": 604801, "lifetime-zero": 0}.get(form, 7200)
+        exts += {"early-data": extension(EXT_EARLY_DATA, struct.pack(">I", 16384)),
+                 "early-data-short": extension(EXT_EARLY_DATA, b"\x00\x00"),
+                 "early-data-twice": extension(EXT_EARLY_DATA, struct.pack(">I", 16384)) * 2,
+                 "server-name": extension(EXT_SERVER_NAME, b"")}.get(form, b"")
+        head = struct.pack(">II", lifetime, 0) + u8(os.urandom(8))
+        if form == "truncated":
+            return message(NEW_SESSION_TICKET, head)
+        return message(NEW_SESSION_TICKET, head + u16(b"" if form == "empty-ticket" else os.urandom(size)) + u16(exts))
 
     def burst(self, one: Callable[[], None], count: int) -> None:
         """COUNT messages in one write: a client that gives up part way (GnuTLS caps the KeyUpdates it
@@ -350,6 +629,12 @@ class Conn:
         if bugs.ccs_after_handshake:
             self.send(record(CCS, b"\x01"), "ChangeCipherSpec")
             self.fired("ccs_after_handshake")
+        if bugs.inject_after_handshake:  # counted before it goes: a client may close at once
+            self.fired("inject_after_handshake")
+            self.inject(bugs.inject_after_handshake, after_handshake=True)
+        if bugs.ticket_form:
+            self.fired("ticket_form")
+            self.post(HANDSHAKE, self.ticket(form=bugs.ticket_form), "NewSessionTicket")
         if bugs.keyupdates_before_response:
             self.burst(lambda: self.key_update(0), bugs.keyupdates_before_response)
             self.fired("keyupdates_before_response", bugs.keyupdates_before_response)
@@ -393,6 +678,19 @@ class Conn:
             self.post(APPDATA, b"x" * MAX_RECORD, "overflow", extra_ciphertext=CIPHERTEXT_OVER)
             self.fired("record_overflow")
         return True
+
+    def broken_record(self, word: str, piece: bytes) -> bytes:
+        """response_record's WORD: the record that carries PIECE, broken."""
+        if word == "handshake-keys":
+            return Protection(self.suite, self.s_hs).seal(APPDATA, piece)
+        if word == "short":
+            return record(APPDATA, os.urandom(15))
+        if word == "skip-sequence":
+            self.tx.seq += 1
+        sealed = self.tx.seal(APPDATA, piece, outer={"outer-handshake": HANDSHAKE, "outer-alert": ALERT}.get(word, APPDATA))
+        if word == "bad-tag":
+            return sealed[:-1] + bytes([sealed[-1] ^ 1])
+        return sealed * 2 if word == "replayed" else sealed
 
     def reset(self) -> None:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -466,7 +764,7 @@ class Conn:
         bugs, half = self.bugs, len(data) // 2
         size = bugs.app_record_size or MAX_RECORD
         mid = (bugs.keyupdate_mid_response or bugs.close_notify_mid_response or bugs.fatal_alert_mid_response or
-               bugs.fin_mid_record or bugs.renegotiate_mid_response)
+               bugs.fin_mid_record or bugs.renegotiate_mid_response or bugs.response_record)
         first, rest = (data[:half], data[half:]) if mid else (data, b"")
         if bugs.close_notify_then_data:  # the response, its close_notify and the data after it in one write:
             self.cork = bytearray()       # a client that closes after the response cannot race the last two
@@ -505,6 +803,11 @@ class Conn:
         bugs = self.bugs
         for at in range(0, len(data), size):
             piece = data[at:at + size]
+            if bugs.response_record and not self.response_broken:
+                self.response_broken = True
+                self.fired("response_record")
+                self.send(self.broken_record(bugs.response_record, piece), "response")
+                continue
             self.send(self.tx.seal(APPDATA, piece, pad=bugs.app_padding, version=bugs.response_record_version or TLS12),
                       "response")
             for bug in ("app_record_size", "app_padding", "response_record_version"):

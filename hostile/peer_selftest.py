@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))  # reader.py and peer.py import their neighbours b
 from bugs import BUGS, STAPLES, WARNINGS  # noqa: E402
 from reader import read_peer  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
+import wire13  # noqa: E402
 from tls13 import (CCS, CERTIFICATE, CERTIFICATE_REQUEST, ENCRYPTED_EXTENSIONS, FINISHED,  # noqa: E402
                    HANDSHAKE, KEY_UPDATE, NEW_SESSION_TICKET)
 
@@ -455,6 +456,21 @@ CHECKS: dict[str, tuple[str, Callable[[Wire, object], bool]]] = {
                                    (2, 80) in _alerts(w)),
     "rst_after_request": ("a reset instead of a response", lambda w, v: w.trace.get("end") == "reset"
                           and not w.trace.get("response")),
+    # the TLS 1.3 catalogue's word fields: hostile/wire13.py parses the reader's trace
+    "sh_form": ("the ServerHello altered as the word says", lambda w, v: wire13.sh_form(w.trace, v)),
+    "sh_extension": ("that extension in the ServerHello", lambda w, v: wire13.sh_extension(w.trace, v)),
+    "retry_form": ("a HelloRetryRequest altered as the word says", lambda w, v: wire13.retry_form(w.trace, v)),
+    "server_share": ("the ServerHello's key share malformed as the word says", lambda w, v: wire13.server_share(w.trace, v)),
+    "ee_extension": ("that extension (or answer) in EncryptedExtensions", lambda w, v: wire13.ee_extension(w.trace, v)),
+    "certificate_form": ("the Certificate altered as the word says", lambda w, v: wire13.certificate_form(w.trace, v)),
+    "cv_form": ("the CertificateVerify altered as the word says", lambda w, v: wire13.cv_form(w.trace, v)),
+    "finished_form": ("the server Finished's verify_data as the word says", lambda w, v: wire13.finished_form(w.trace, v)),
+    "flight_order": ("the handshake messages in that order", lambda w, v: wire13.flight_order(w.trace, v)),
+    "inject_after_server_hello": ("that record after the ServerHello", lambda w, v: wire13.inject_after_server_hello(w.trace, v)),
+    "inject_after_handshake": ("that record after the handshake", lambda w, v: wire13.inject_after_handshake(w.trace, v)),
+    "response_record": ("the response's first record broken as the word says (what opens it)", lambda w, v: wire13.response_record(w.trace, v)),
+    "ticket_form": ("a NewSessionTicket as the word says", lambda w, v: wire13.ticket_form(w.trace, v)),
+    "certificate_request": ("a CertificateRequest in the handshake as the word says", lambda w, v: wire13.certificate_request(w.trace, v)),
     # TLS 1.2: openssl s_client -msg's lines
     "downgrade_sentinel": ("a ServerHello random ending DOWNGRD\\x01",
                            lambda w, v: "444f574e47524401" in "".join(w.s_client.lower().split())),

@@ -46,6 +46,10 @@ class Record:
     undecryptable: bool = False
     phase: str = ""                   # hello, handshake, after (the server Finished read), closing (the reader's
                                       # close_notify sent), closed (the peer's close_notify read)
+    head: str = ""                    # hex of the content's first 16 bytes (the raw body's, when it did not decrypt)
+    fails_as: str = ""                # a record that did not decrypt, and what opens it: bad-tag (its tag's last bit
+                                      # flipped back), skip-sequence (the next nonce), replayed (the last one),
+                                      # handshake-keys (the server's handshake key), short (shorter than a tag)
 
 
 @dataclass
@@ -67,6 +71,8 @@ class Trace:
     finished_ok: Optional[bool] = None
     cv_ok: Optional[bool] = None
     staple: str = ""             # hex of the staple on the leaf's Certificate entry
+    cv: dict = field(default_factory=dict)  # the CertificateVerify: scheme, signature (hex), trailing bytes, and the
+                                            # content its signature verifies over (server, client, no-prefix, or "")
     response: int = 0            # response bytes read (head and body)
     response_complete: bool = False
     end: str = ""                # eof, reset, alert, timeout, partial-record, undecryptable
@@ -87,6 +93,7 @@ class Reader:
         self.pending: list[bytes] = []    # handshake messages read, not yet taken by the handshake
         self.response_bytes = b""
         self.leaf = b""
+        self.s_hs = b""                   # the server's handshake traffic secret (a record under it, later, says so)
 
     # --- the wire ---------------------------------------------------------------------------------
 
@@ -115,19 +122,44 @@ class Reader:
         rec = Record(header[0], struct.unpack(">H", header[1:3])[0], len(body), phase=self.phase)
         self.trace.records.append(rec)
         if self.rx is None or header[0] != APPDATA:
-            rec.plain = len(body)
+            rec.plain, rec.head = len(body), body[:16].hex()
             return rec, body
         try:
             inner = self.rx.aead.decrypt(self.rx.nonce(), body, header)
         except Exception:  # noqa: BLE001 - a record the reader cannot open is recorded, and ends the read
-            rec.undecryptable = True
+            rec.undecryptable, rec.head, rec.fails_as = True, body[:16].hex(), self.what_opens(header, body)
             return rec, b""
         content = inner.rstrip(b"\0")
         rec.decrypted, rec.padding = True, len(inner) - len(content)
         if content:
             rec.inner_type, rec.plain = content[-1], len(content) - 1
+            rec.head = content[:-1][:16].hex()
             return rec, content[:-1]
         return rec, b""
+
+    def what_opens(self, header: bytes, body: bytes) -> str:
+        """A record that did not decrypt at its sequence number: what would have opened it."""
+        if len(body) < 16:
+            return "short"
+        seq = self.rx.seq - 1  # the number it failed at
+
+        def opens(aead, iv: bytes, n: int, data: bytes) -> bool:
+            try:
+                aead.decrypt(bytes(a ^ b for a, b in zip(iv, n.to_bytes(12, "big"))), data, header)
+                return True
+            except Exception:  # noqa: BLE001 - InvalidTag: not this one
+                return False
+        if opens(self.rx.aead, self.rx.iv, seq, body[:-1] + bytes([body[-1] ^ 1])):
+            return "bad-tag"
+        if opens(self.rx.aead, self.rx.iv, seq + 1, body):
+            return "skip-sequence"
+        if seq > 0 and opens(self.rx.aead, self.rx.iv, seq - 1, body):
+            return "replayed"
+        if self.s_hs:
+            hs = Protection(self.rx.suite, self.s_hs)
+            if any(opens(hs.aead, hs.iv, n, body) for n in range(8)):
+                return "handshake-keys"
+        return ""
 
     def send_record(self, ctype: int, data: bytes) -> None:
         if self.tx is None:
@@ -194,7 +226,7 @@ class Reader:
         ch = self.client_hello(X25519, public, session_id)
         self.send_record(HANDSHAKE, ch)
         self.transcript = ch
-        p256 = None
+        p256, asked = None, 0
         while True:
             sh = self.next_message()
             if sh is None or sh[0] != SERVER_HELLO:
@@ -202,6 +234,7 @@ class Reader:
             suite, group, share = self.server_hello(sh)
             if sh[6:38] != HRR_RANDOM:
                 break
+            asked = group
             self.trace.hello_retries += 1
             self.transcript = bytes([254, 0, 0, 32]) + hashlib.sha256(self.transcript).digest() + sh
             p256 = ec.generate_private_key(ec.SECP256R1())
@@ -211,6 +244,9 @@ class Reader:
             self.send_record(HANDSHAKE, ch)
             self.transcript += ch
         self.transcript += sh
+        if asked and group != asked:  # a share in another group than the HelloRetryRequest's: no key to agree
+            self.trace.end = "group-changed"
+            return False
         try:
             if group == X25519:
                 shared = x25519_shared(mine, share)
@@ -222,6 +258,7 @@ class Reader:
         schedule = Schedule()
         c_hs, s_hs = schedule.handshake(shared, hashlib.sha256(self.transcript).digest())
         self.rx, self.phase = Protection(suite if suite in (AES_128_GCM, CHACHA20) else AES_128_GCM, s_hs), "handshake"
+        self.s_hs = s_hs
         while True:
             msg = self.next_message()
             if msg is None:
@@ -257,18 +294,32 @@ class Reader:
             at += 4 + length
 
     def verify_cv(self, msg: bytes, transcript_hash: bytes) -> bool:
-        """Whether the CertificateVerify's signature holds over the transcript so far, by the leaf's key."""
-        scheme, sig = struct.unpack(">H", msg[4:6])[0], msg[8:]
-        content = certificate_verify_input(transcript_hash)
-        key = x509.load_der_x509_certificate(self.leaf).public_key()
+        """Whether the CertificateVerify's signature holds over the transcript so far, by the leaf's key; the
+        trace's cv says what the message holds and which content, if any, its signature verifies over."""
+        scheme, n = struct.unpack(">HH", msg[4:8]) if len(msg) >= 8 else (0, 0)
+        sig = msg[8:8 + n]
+        self.trace.cv = {"scheme": scheme, "signature": sig.hex(), "trailing": len(msg) - 8 - len(sig), "context": ""}
+        server = certificate_verify_input(transcript_hash)
+        contents = {"server": server, "no-prefix": server[64:],
+                    "client": b" " * 64 + b"TLS 1.3, client CertificateVerify\0" + transcript_hash}
         try:
-            if scheme == 0x0804:
-                key.verify(sig, content, padding.PSS(padding.MGF1(hashes.SHA256()), 32), hashes.SHA256())
-            else:
-                key.verify(sig, content, ec.ECDSA(hashes.SHA256()))
-        except Exception:  # noqa: BLE001 - InvalidSignature, or a key of another kind: not verified
+            key = x509.load_der_x509_certificate(self.leaf).public_key()
+        except Exception:  # noqa: BLE001 - a leaf that is not a certificate: nothing verifies
             return False
-        return True
+        digest = {0x0203: hashes.SHA1(), 0x0503: hashes.SHA384()}.get(scheme, hashes.SHA256())
+        for name, content in contents.items():
+            try:
+                if scheme == 0x0804:
+                    key.verify(sig, content, padding.PSS(padding.MGF1(hashes.SHA256()), 32), hashes.SHA256())
+                elif scheme == 0x0401:
+                    key.verify(sig, content, padding.PKCS1v15(), hashes.SHA256())
+                else:
+                    key.verify(sig, content, ec.ECDSA(digest))
+            except Exception:  # noqa: BLE001 - InvalidSignature, or a key of another kind: not verified
+                continue
+            self.trace.cv["context"] = name
+            break
+        return self.trace.cv["context"] == "server" and scheme in (0x0403, 0x0804)
 
     def server_hello(self, sh: bytes) -> tuple[int, int, bytes]:
         b = sh[4:]

@@ -30,11 +30,22 @@ MESSAGE_NAMES = {0: "HelloRequest", 1: "ClientHello", 2: "ServerHello", 4: "NewS
 ALERT_NAMES = {0: "close_notify", 10: "unexpected_message", 20: "bad_record_mac", 22: "record_overflow",
                40: "handshake_failure", 42: "bad_certificate", 47: "illegal_parameter", 50: "decode_error",
                51: "decrypt_error", 70: "protocol_version", 80: "internal_error", 86: "inappropriate_fallback",
-               90: "user_canceled", 100: "no_renegotiation", 109: "missing_extension", 110: "unsupported_extension"}
+               90: "user_canceled", 100: "no_renegotiation", 109: "missing_extension", 110: "unsupported_extension",
+               43: "unsupported_certificate", 46: "certificate_unknown", 48: "unknown_ca", 112: "unrecognized_name",
+               116: "certificate_required", 120: "no_application_protocol"}
 
 # Extensions and code points.
 EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_GROUPS, EXT_SIG_ALGS, EXT_ALPN = 0, 5, 10, 13, 16
 EXT_SUPPORTED_VERSIONS, EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO = 43, 51, 0xFF01
+EXT_COOKIE, EXT_EARLY_DATA = 44, 42
+# Every extension by the name the catalogue's words use (RFC 8446 4.2's table and the older ones)
+EXT_CODES = {"server-name": 0, "max-fragment-length": 1, "status-request": 5, "supported-groups": 10,
+             "ec-point-formats": 11, "signature-algorithms": 13, "heartbeat": 15, "alpn": 16, "sct": 18,
+             "padding": 21, "encrypt-then-mac": 22, "extended-master-secret": 23, "record-size-limit": 28,
+             "session-ticket": 35, "pre-shared-key": 41, "early-data": 42, "supported-versions": 43, "cookie": 44,
+             "psk-key-exchange-modes": 45, "certificate-authorities": 47, "oid-filters": 48,
+             "post-handshake-auth": 49, "signature-algorithms-cert": 50, "key-share": 51,
+             "renegotiation-info": 0xFF01, "unknown": 0x7777}
 X25519, SECP256R1, SECP384R1 = 0x001D, 0x0017, 0x0018
 ECDSA_SHA256, RSA_PSS_SHA256 = 0x0403, 0x0804
 TLS12, TLS13 = 0x0303, 0x0304
@@ -166,6 +177,7 @@ class ClientHello:
     extensions: list[int] = field(default_factory=list)
     client_random: bytes = b""
     renegotiation_info: Optional[bytes] = None
+    bodies: dict[int, bytes] = field(default_factory=dict)  # each extension's body, by type
 
 
 def parse_client_hello(msg: bytes) -> ClientHello:
@@ -186,6 +198,7 @@ def parse_client_hello(msg: bytes) -> ClientHello:
         kind, length = struct.unpack(">HH", b[at:at + 4])
         body = bytes(b[at + 4:at + 4 + length])
         ch.extensions.append(kind)
+        ch.bodies[kind] = body
         read_extension(ch, kind, body)
         at += 4 + length
     return ch
@@ -259,3 +272,15 @@ def sign(key, content: bytes) -> bytes:
 
 def certificate_verify_input(transcript_hash: bytes) -> bytes:
     return b" " * 64 + b"TLS 1.3, server CertificateVerify\0" + transcript_hash
+
+
+def sign_as(key, content: bytes, scheme: int) -> bytes:
+    """CONTENT signed by KEY the way SCHEME says (hash, and PSS or PKCS#1 v1.5 for RSA), whatever the key's
+    curve: the catalogue's CertificateVerify forms (a P-256 key signing as ecdsa_secp384r1_sha384)."""
+    digest = {0x0201: hashes.SHA1(), 0x0203: hashes.SHA1(), 0x0401: hashes.SHA256(), 0x0403: hashes.SHA256(),
+              0x0503: hashes.SHA384(), 0x0804: hashes.SHA256()}.get(scheme, hashes.SHA256())
+    if isinstance(key, rsa.RSAPrivateKey):
+        if scheme in (0x0201, 0x0401):
+            return key.sign(content, padding.PKCS1v15(), digest)
+        return key.sign(content, padding.PSS(padding.MGF1(digest), digest.digest_size), digest)
+    return key.sign(content, ec.ECDSA(digest))
