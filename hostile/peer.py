@@ -32,7 +32,6 @@ from scenarios import SCENARIOS
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from tls12 import ECDHE_ECDSA_AES128_GCM, Keys, Protection12
-from tls13 import ECDSA_SHA256  # the TLS 1.2 catalogue's (Conn12's) own needs
 from tls13 import (AES_128_GCM, ALERT, ALERT_NAMES, APPDATA, CCS, CERTIFICATE, CERTIFICATE_REQUEST,
                    CERTIFICATE_VERIFY, CHACHA20, CLIENT_HELLO, CLIENT_KEY_EXCHANGE, ENCRYPTED_EXTENSIONS, EXT_ALPN,
                    EXT_KEY_SHARE, EXT_RENEGOTIATION_INFO, EXT_SERVER_NAME, EXT_STATUS_REQUEST, EXT_SUPPORTED_VERSIONS,
@@ -46,6 +45,12 @@ from tls13 import EXT_CODES, EXT_COOKIE, EXT_EARLY_DATA, EXT_SIG_ALGS, ECDSA_SHA
 BACKLOG_PAUSE_S = 0.3   # renegotiate_mid_request: how long the peer reads nothing after its HelloRequest
 BODY_WAIT_S = 2.0       # renegotiate_mid_request: how long the peer waits for body bytes behind the request's first record
 SOCKET_TIMEOUT_S = 5.0  # a client that stops talking ends the connection, never the peer
+# An unprotected record after the keys changed goes out as its header, then its body only if the client
+# has not answered the header within this long: a client that refuses a record by its header (OpenSSL's
+# socket BIO reads the 5 bytes alone) would close with the body unread, and its kernel's reset would
+# drop the alert it sent before the peer reads it (Linux discards a socket's unread data on a reset).
+# The two halves of alert-split likewise: the second only if the first was not answered.
+HEADER_ANSWER_S = 1.0
 STOP_GRACE_S = 2.0      # on SIGTERM, how long connections may finish reading before the REPORT
 MAX_RECORD = 1 << 14
 # junk after the tag of a 2^14-byte record (inner 2^14+1, tag 16) that makes its ciphertext 2^14+256+1
@@ -492,15 +497,18 @@ class Conn:
             self.post(CCS, b"\x01", "ChangeCipherSpec")
         elif word in INJECTED_ALERTS:
             self.post(ALERT, INJECTED_ALERTS[word], word)
-        elif word == "alert-split":  # one write: a client that refuses the first cannot race the second
-            self.send(self.tx.seal(ALERT, b"\x01") + self.tx.seal(ALERT, b"\x00"), word)
+        elif word == "alert-split":  # the second half only if the client did not answer the first
+            first, second = self.tx.seal(ALERT, b"\x01"), self.tx.seal(ALERT, b"\x00")
+            self.send(first, word)
+            if self.cork is not None or not select.select([self.sock], [], [], HEADER_ANSWER_S)[0]:
+                self.send(second, word)
         elif word == "alert-plaintext":
-            self.send(record(ALERT, alert(0, level=1)), word)
+            self.send_unprotected(record(ALERT, alert(0, level=1)), word)
         elif word == "handshake-empty":
             self.post(HANDSHAKE, b"", word)
         elif word == "handshake-plaintext":
             m = self.ticket() if after_handshake else message(ENCRYPTED_EXTENSIONS, u16(b""))
-            self.send(record(HANDSHAKE, m), word)
+            self.send_unprotected(record(HANDSHAKE, m), word)
         elif word == "appdata":
             self.post(APPDATA, b"early", word)
         elif word == "appdata-plaintext":
@@ -514,6 +522,17 @@ class Conn:
         else:
             kind, body = INJECTED_MESSAGES[word]
             self.post(HANDSHAKE, message(kind, body), word)
+
+    def send_unprotected(self, rec: bytes, what: str) -> None:
+        """REC, an unprotected record under protected ones: its header, then its body unless the client
+        answered the header first (HEADER_ANSWER_S)."""
+        if self.cork is not None:   # held back with the flight: one write, as the rest
+            self.send(rec, what)
+            return
+        self.send(rec[:5], what)
+        readable, _, _ = select.select([self.sock], [], [], HEADER_ANSWER_S)
+        if not readable:
+            self.write(rec[5:])
 
     def server_flight(self, s_hs: bytes) -> None:
         key = load_key(self.cfg.key)
