@@ -149,6 +149,8 @@ class Conn:
         self.sock, self.cfg, self.report = sock, cfg, report
         self.bugs = SCENARIOS[cfg.scenario].bugs
         self.inbuf = b""
+        self.early_taken = self.early_served = False  # take_request_first: the first request, read early
+        self.early_request: Optional[bytes] = None
         self.hs_in = b""
         self.transcript = b""
         self.tx: Optional[Protection] = None
@@ -499,16 +501,20 @@ class Conn:
             self.post(ALERT, INJECTED_ALERTS[word], word)
         elif word == "alert-split":  # the second half only if the client did not answer the first
             first, second = self.tx.seal(ALERT, b"\x01"), self.tx.seal(ALERT, b"\x00")
+            if not after_handshake or self.cork is not None:
+                self.send(first + second, word)
+                return
+            self.take_request_first()
             self.send(first, word)
-            if self.cork is not None or not select.select([self.sock], [], [], HEADER_ANSWER_S)[0]:
+            if not self.answered():
                 self.send(second, word)
         elif word == "alert-plaintext":
-            self.send_unprotected(record(ALERT, alert(0, level=1)), word)
+            self.send_unprotected(record(ALERT, alert(0, level=1)), word, after_handshake)
         elif word == "handshake-empty":
             self.post(HANDSHAKE, b"", word)
         elif word == "handshake-plaintext":
             m = self.ticket() if after_handshake else message(ENCRYPTED_EXTENSIONS, u16(b""))
-            self.send_unprotected(record(HANDSHAKE, m), word)
+            self.send_unprotected(record(HANDSHAKE, m), word, after_handshake)
         elif word == "appdata":
             self.post(APPDATA, b"early", word)
         elif word == "appdata-plaintext":
@@ -523,16 +529,33 @@ class Conn:
             kind, body = INJECTED_MESSAGES[word]
             self.post(HANDSHAKE, message(kind, body), word)
 
-    def send_unprotected(self, rec: bytes, what: str) -> None:
-        """REC, an unprotected record under protected ones: its header, then its body unless the client
-        answered the header first (HEADER_ANSWER_S)."""
-        if self.cork is not None:   # held back with the flight: one write, as the rest
+    def send_unprotected(self, rec: bytes, what: str, after_handshake: bool) -> None:
+        """REC, an unprotected record under protected ones. After the handshake: the client's request is
+        read first (what the client sends next is its answer to REC), then REC's header, then its body
+        unless the client answered the header (HEADER_ANSWER_S). In the handshake or a held-back
+        flight: REC in one write, as before."""
+        if not after_handshake or self.cork is not None:
             self.send(rec, what)
             return
+        self.take_request_first()
         self.send(rec[:5], what)
-        readable, _, _ = select.select([self.sock], [], [], HEADER_ANSWER_S)
-        if not readable:
+        if not self.answered():
             self.write(rec[5:])
+
+    def take_request_first(self) -> None:
+        """The client's first request read now, served by serve() as if read there."""
+        if not self.early_taken:
+            self.early_taken, self.early_request = True, self.read_request()
+
+    def answered(self) -> bool:
+        """Whether the client sent anything (its alert, its close) within HEADER_ANSWER_S."""
+        return bool(self.inbuf) or bool(select.select([self.sock], [], [], HEADER_ANSWER_S)[0])
+
+    def next_request(self) -> Optional[bytes]:
+        if self.early_taken and not self.early_served:
+            self.early_served = True
+            return self.early_request
+        return self.read_request()
 
     def server_flight(self, s_hs: bytes) -> None:
         key = load_key(self.cfg.key)
@@ -841,7 +864,7 @@ class Conn:
             return
         if not self.before_response():
             return
-        while (request := self.read_request()) is not None:
+        while (request := self.next_request()) is not None:
             if self.bugs.rst_after_request:
                 self.reset()
                 self.fired("rst_after_request")
