@@ -311,7 +311,12 @@ class Record:
         """The cases an entry applies to (of CASES, when the record was given them; else the ones it names)."""
         if self.cases is None:
             return [n for n in d.names if not is_glob(n)] or [d.case]
-        return [c for c in self.cases if d in self.applied(c)]
+        # d applies to a case when it is the case's own entry, or a glob entry that matches it (applied()):
+        # said directly, not by building every case's list for every entry (entries x cases x globs)
+        if not any(d is g for g in self.globs):
+            named = set(d.names)
+            return [c for c in self.cases if c in named and self.entries.get(c) is d]
+        return [c for c in self.cases if self.entries.get(c) is d or d.matches(c)]
 
     def applied(self, case: str) -> list[Difference]:
         """The entries that make CASE's expectation, in the order they apply: the globs, then its own."""
