@@ -462,7 +462,8 @@ def conformance(clients: list[str], hostile: tuple) -> str:
         by_clause.setdefault(clause, []).append(case)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in clients)
     body = []
-    for clause in sorted(by_clause, key=lambda c: [int(x) if x.isdigit() else x for x in c.replace("-", ".").split(".")]):
+    for clause in sorted(by_clause, key=lambda c: [(0, int(x), "") if x.isdigit() else (1, 0, x)
+                                                   for x in c.replace("-", ".").split(".")]):
         tds = []
         for c in clients:
             _, text, cls = clause_cell(c, by_clause[clause], cells, clauses)
