@@ -410,15 +410,17 @@ CONFORMANCE_ORDER = ("fail", "bug", "policy", "limit", "skip", "none")
 def scenario_clauses() -> dict[str, tuple[str, str, bool]]:
     """Each hostile row: (its scenario's clause, the requirement, whether tlsnb's own row says it
     breaks it: a why that starts `tlsnb breaks`)."""
-    from harness.cases import load_cases, peer_specs
-    from hostile.scenarios import SCENARIOS
-    out = {}
-    for row in load_cases(ROOT / "hostile" / "hostile.toml"):
-        for kind, *words in peer_specs(row.peers):
-            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
-                sc = SCENARIOS[words[1]]
-                out[row.case] = (sc.clause, sc.requires, (row.why or "").lstrip().startswith("tlsnb breaks"))
-                break
+    from harness.cases import load_cases
+    from hostile.hostile_gate import row_scenarios
+    return {case: (sc.clause, sc.requires, (row.why or "").lstrip().startswith("tlsnb breaks"))
+            for case, (row, sc) in row_scenarios(load_cases(ROOT / "hostile" / "hostile.toml")).items()}
+
+
+def by_clause(rows: list[str], clauses: dict) -> dict[str, list[str]]:
+    """The page's hostile rows (a row, or a row and a transport) grouped by their scenario's clause."""
+    out: dict[str, list[str]] = {}
+    for case in rows:
+        out.setdefault(clauses.get(case.split("/")[0], ("?", "", False))[0], []).append(case)
     return out
 
 
@@ -426,11 +428,8 @@ def conformance_tally(clients: list[str], hostile: tuple) -> dict[str, dict[str,
     """Each client's clauses counted by their cell in the conformance view (conforms, bug, policy, ...)."""
     rows, cells, _ = hostile
     clauses = scenario_clauses()
-    by_clause: dict[str, list[str]] = {}
-    for case in rows:
-        by_clause.setdefault(clauses.get(case.split("/")[0], ("?", "", False))[0], []).append(case)
     out: dict[str, dict[str, int]] = {c: {} for c in clients}
-    for cases in by_clause.values():
+    for cases in by_clause(rows, clauses).values():
         for c in clients:
             word = clause_cell(c, cases, cells, clauses)[0]
             out[c][word] = out[c].get(word, 0) + 1
@@ -456,23 +455,20 @@ def conformance(clients: list[str], hostile: tuple) -> str:
     (every row of it held as the reference's, green) or the worst of its rows' recorded kinds."""
     rows, cells, _ = hostile
     clauses = scenario_clauses()
-    by_clause: dict[str, list[str]] = {}
-    for case in rows:
-        clause = clauses.get(case.split("/")[0], ("?", "", False))[0]
-        by_clause.setdefault(clause, []).append(case)
+    grouped = by_clause(rows, clauses)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in clients)
     body = []
-    for clause in sorted(by_clause, key=lambda c: [(0, int(x), "") if x.isdigit() else (1, 0, x)
+    for clause in sorted(grouped, key=lambda c: [(0, int(x), "") if x.isdigit() else (1, 0, x)
                                                    for x in c.replace("-", ".").split(".")]):
         tds = []
         for c in clients:
-            _, text, cls = clause_cell(c, by_clause[clause], cells, clauses)
+            _, text, cls = clause_cell(c, grouped[clause], cells, clauses)
             tds.append(f'<td class="{cls}">{html.escape(text)}</td>')
-        requires = "; ".join(sorted({clauses[k.split('/')[0]][1] for k in by_clause[clause] if k.split('/')[0] in clauses}))
+        requires = "; ".join(sorted({clauses[k.split('/')[0]][1] for k in grouped[clause] if k.split('/')[0] in clauses}))
         body.append(f'<tr class="r" data-kinds=""><td class="case" title="{html.escape(requires, quote=True)}">'
                     f'{html.escape(clause)}</td>{"".join(tds)}</tr>')
     return (f'<section data-gate="conformance"><h2>conformance <span class="note">(the hostile rows by the RFC clause '
-            f'each puts a client to the test on, {len(by_clause)} clauses; a clause is <b>conforms</b> when each of its rows '
+            f'each puts a client to the test on, {len(grouped)} clauses; a clause is <b>conforms</b> when each of its rows '
             f'held the reference\'s own outcome, else the worst kind recorded; hover a clause for its requirements)</span></h2>'
             f'<table><tr><th class="case">clause</th>{head}</tr>{"".join(body)}</table></section>')
 

@@ -186,15 +186,12 @@ def sweep_findings(clients: Path = ROOT / "clients") -> list[Finding]:
 
 def hostile_clauses() -> dict[str, str]:
     """Each hostile row's case -> its scenario's clause as the RFC names it (rfc8446-4.1.4 -> RFC 8446 4.1.4)."""
-    from .cases import load_cases, peer_specs
-    from hostile.scenarios import SCENARIOS
+    from .cases import load_cases
+    from hostile.hostile_gate import row_scenarios
     out = {}
-    for row in load_cases(ROOT / "hostile" / "hostile.toml"):
-        for kind, *words in peer_specs(row.peers):
-            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
-                rfc, _, section = SCENARIOS[words[1]].clause.partition("-")
-                out[row.case] = f"RFC {rfc.removeprefix('rfc')}" + (f" {section}" if section else "")
-                break
+    for case, (_, scenario) in row_scenarios(load_cases(ROOT / "hostile" / "hostile.toml")).items():
+        rfc, _, section = scenario.clause.partition("-")
+        out[case] = f"RFC {rfc.removeprefix('rfc')}" + (f" {section}" if section else "")
     return out
 
 

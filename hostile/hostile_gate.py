@@ -60,6 +60,17 @@ def known_scenarios(rows: Path) -> None:
                                                   f"{words[1]} sets it: a row must show that its bug happened)")
 
 
+def row_scenarios(rows) -> dict:
+    """Each row of ROWS (harness.cases rows) whose peer is the hostile peer -> (the row, its Scenario)."""
+    out = {}
+    for row in rows:
+        for kind, *words in peer_specs(row.peers):
+            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
+                out[row.case] = (row, SCENARIOS[words[1]])
+                break
+    return out
+
+
 def clause_group(clause: str) -> str:
     """A clause's group: its RFC and top-level section (rfc8446-4.1.3 -> rfc8446-4; rfc5746 -> rfc5746)."""
     rfc, _, section = clause.partition("-")
@@ -71,11 +82,8 @@ def clause_draw(rows, seed: int, client: str) -> list[str]:
     tree's seed and the client's name (two clients draw differently in one tree; one tree draws the same),
     so over trees every client meets every clause of every group. Printed, one line."""
     groups: dict[str, list[str]] = {}
-    for row in rows:
-        for kind, *words in peer_specs(row.peers):
-            if kind == "hostile" and len(words) >= 2 and words[1] in SCENARIOS:
-                groups.setdefault(clause_group(SCENARIOS[words[1]].clause), []).append(row.case)
-                break
+    for case, (_, scenario) in row_scenarios(rows).items():
+        groups.setdefault(clause_group(scenario.clause), []).append(case)
     salt = int.from_bytes(hashlib.sha256(client.encode()).digest()[:4], "big")
     picked = {g: cases[(seed + salt) % len(cases)] for g, cases in sorted(groups.items())}
     print("clause groups drawn: " + ", ".join(f"{g}: {c}" for g, c in picked.items()), flush=True)
